@@ -51,6 +51,7 @@ export const MODULE_ORDER = [
   'availability',
   'invoices',
   'credit-notes',
+  'attachments',
   'sent-documents',
   'einvoices',
   'recurring-invoices',

@@ -30,7 +30,9 @@ interface Operation {
   description?: string;
   tags?: string[];
   parameters?: { name: string; in: string; required?: boolean; description?: string; schema: Schema }[];
-  requestBody?: { content: Record<string, { schema: Schema } | undefined> };
+  requestBody?: {
+    content: { 'application/json'?: { schema: Schema } } & Record<string, { schema: Schema } | undefined>;
+  };
   responses: Record<string, Response>;
 }
 
@@ -178,8 +180,9 @@ export function readResources(document: OpenApiDocument): Resource[] {
       const textAnswer = success?.content?.['application/json']
         ? undefined
         : Object.keys(success?.content ?? {}).filter((media) => media.startsWith('text/') || media.endsWith('ndjson'));
+      const binary = success?.content?.['application/pdf'] ? undefined : success?.content?.['application/octet-stream'];
       const returns: Returns =
-        success?.content?.['application/pdf'] || xml || (textAnswer && textAnswer.length > 0)
+        success?.content?.['application/pdf'] || xml || binary || (textAnswer && textAnswer.length > 0)
           ? 'bytes'
           : success?.content?.['application/json']?.schema.properties?.meta?.properties?.pagination &&
               success.content['application/json'].schema.properties.data?.type === 'array'
@@ -198,6 +201,7 @@ export function readResources(document: OpenApiDocument): Resource[] {
           { ...queryParameterSchema(parameter.schema), description: parameter.description },
         ]),
       );
+      // A body that is not JSON (an upload) has no params type: the SDKs' hand-written upload methods send it.
       const reference = operation.requestBody?.content['application/json']?.schema;
       const body = reference ? withRequiredOneOf(resolved(document, reference)) : undefined;
       const textBody = reference ? undefined : Object.keys(operation.requestBody?.content ?? {})[0];
@@ -214,6 +218,8 @@ export function readResources(document: OpenApiDocument): Resource[] {
         operation,
         pathParams,
         returns,
+        // Bytes of any type (an attachment's content): asked for as they are.
+        ...(binary ? { accept: '*/*' } : {}),
         array,
         ...(xml ? { accept: 'application/xml, application/pdf' } : {}),
         ...(Object.keys(query).length > 0 ? { query } : {}),

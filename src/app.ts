@@ -87,11 +87,13 @@ import { EventSchema } from './modules/events/index.js';
 import { paymentRoutes } from './modules/invoices/payments.routes.js';
 import { PaymentSchema } from './modules/invoices/index.js';
 import { JobSchema } from './modules/jobs/index.js';
-import { quotePreviewRoutes, quoteRoutes } from './modules/quotes/quotes.routes.js';
+import { quotePreviewRoutes, quoteRoutes, quoteSignatureRoutes } from './modules/quotes/quotes.routes.js';
 import { QuoteSchema } from './modules/quotes/index.js';
 import { serviceRequestRoutes } from './modules/service-requests/service-requests.routes.js';
 import { ServiceRequestSchema } from './modules/service-requests/index.js';
 import { systemRoutes } from './modules/system/system.routes.js';
+import { attachmentRoutes } from './modules/attachments/attachments.routes.js';
+import { AttachmentSchema, type AttachmentStore, openAttachmentStore } from './modules/attachments/index.js';
 import { recurringInvoiceRoutes } from './modules/recurring-invoices/recurring-invoices.routes.js';
 import { RecurringInvoiceSchema } from './modules/recurring-invoices/index.js';
 import { billTimeAction, timeEntryRoutes } from './modules/time-entries/time-entries.routes.js';
@@ -148,6 +150,8 @@ export interface AppDependencies {
    * starts the workers fills it, after the app is built.
    */
   workerPasses?: WorkerPasses;
+  /** Where attachments' bytes are kept; the one ATTACHMENTS_STORE names, closed with the app, when absent. */
+  attachmentStore?: AttachmentStore;
 }
 
 /** The process's clock: the one given, else the test clock when config.testClock, else the system's. */
@@ -210,6 +214,10 @@ const API_TAGS = [
       'CSV files of clients, properties, products or invoices, checked row by row, with a dry run and a report.',
   },
   { name: 'Exports', description: 'Every object of a list as CSV or NDJSON, streamed from one snapshot.' },
+  {
+    name: 'Attachments',
+    description: 'Photos, documents and signatures on clients, quotes, jobs, visits and invoices, checked and cleaned.',
+  },
   { name: 'System', description: 'Liveness and readiness, without an API key.' },
 ];
 
@@ -277,6 +285,9 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     stopFreezing();
     stopFreezingNotes();
   });
+  const attachmentStore = dependencies.attachmentStore ?? openAttachmentStore(config.attachments);
+  if (!dependencies.attachmentStore) app.addHook('onClose', () => attachmentStore.close());
+  const attachmentSettings = { store: attachmentStore, maxBytes: config.attachments.maxBytes };
   app.setValidatorCompiler(schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
   for (const schema of [
@@ -326,6 +337,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     CustomFieldSchema,
     CustomFieldsSchemaSchema,
     TagSchema,
+    AttachmentSchema,
   ])
     app.addSchema(schema);
   trackRoutes(app, routes);
@@ -384,7 +396,11 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     // Standard OpenAPI only, named bodies and shared error answers (http/openapi-document.ts).
     transformObject: (document) => standardDocument('openapiObject' in document ? document.openapiObject : {}),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
-    transform: ({ schema, url, route }) => {
+    transform: ({ schema: declared, url, route }) => {
+      // A body that is not JSON (an upload) is described by the route for the document only: its
+      // validation is the handler's (http/fastify-types.ts, `documentedBody`).
+      const documentedBody = route.config?.documentedBody;
+      const schema = documentedBody ? { ...declared, body: documentedBody } : declared;
       const scope = route.config?.scope;
       // An operation without a scope is public: `security: []` says so, rather than leaving it unstated.
       // A route that needs any key or token, whatever its scopes (an app token's own install).
@@ -435,12 +451,15 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   });
   registerIdempotency(app, dependencies.database.db);
   registerOperationChecks(app);
-  await app.register(systemRoutes);
+  await app.register(systemRoutes, {
+    readyChecks: [{ name: 'attachment store', check: () => attachmentStore.check() }],
+  });
   await app.register(clientRoutes({ deleteWithClient: deletePropertiesOfClient }));
   await app.register(propertyRoutes);
   await app.register(serviceRequestRoutes);
   await app.register(quoteRoutes(quoteActions));
   await app.register(quotePreviewRoutes);
+  await app.register(quoteSignatureRoutes);
   await app.register(jobRoutes(resolveHold));
   await app.register(visitRoutes, { project: projectOccurrences, book: bookHold });
   await app.register(visitScheduleRoutes);
@@ -470,13 +489,14 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(timeEntryRoutes);
   await app.register(customFieldRoutes);
   await app.register(tagRoutes);
+  await app.register(attachmentRoutes(attachmentSettings));
   if (clock instanceof TestClock) await app.register(testClockRoutes(clock, workerPasses));
 
   await app.register(availabilityExceptionRoutes);
   await app.register(availabilityRoutes);
   // The MCP server (docs/api-contract.md §20), authenticated and rate-limited by the same hook as /v1.
   await app.register(mcpRoutes(AUTHENTICATED_HEADERS));
-  await app.register(hubRoutes({ links: config, limiter }), { prefix: '/hub' });
+  await app.register(hubRoutes({ links: config, limiter, attachments: attachmentSettings }), { prefix: '/hub' });
   // The OAuth 2.1 authorization server and its consent page (docs/api-contract.md §25).
   await app.register(oauthRoutes({ settings: appSettings, limiter }));
 

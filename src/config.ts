@@ -54,6 +54,28 @@ export interface Config {
    * sets, and `/test/*` exists (docs/api-contract.md §32). Refused in production; ignored in development.
    */
   readonly testClock: boolean;
+  /** Attachments (docs/api-contract.md §30): where their bytes are kept and the largest upload. */
+  readonly attachments: AttachmentsConfig;
+}
+
+export interface AttachmentsConfig {
+  /** `ATTACHMENTS_STORE`: `local` (a folder, default) or `s3` (any S3-compatible store, for several hosts). */
+  readonly store: 'local' | 's3';
+  /** `ATTACHMENTS_DIR` (./data/attachments): the local store's folder. */
+  readonly directory: string;
+  /** `ATTACHMENT_MAX_BYTES`: the largest upload, 25 MiB by default, at most 100 MiB. */
+  readonly maxBytes: number;
+  /** The S3-compatible store's settings (`S3_*`), when `store` is `s3`. */
+  readonly s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  readonly endpoint: string | undefined;
+  readonly region: string;
+  readonly bucket: string;
+  readonly accessKeyId: string | undefined;
+  readonly secretAccessKey: string | undefined;
+  readonly forcePathStyle: boolean;
 }
 
 export interface WebhookConfig {
@@ -304,6 +326,36 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   const webConcurrency = wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems);
 
+  const attachmentStore =
+    env.ATTACHMENTS_STORE === undefined || env.ATTACHMENTS_STORE === '' ? 'local' : env.ATTACHMENTS_STORE;
+  if (attachmentStore !== 'local' && attachmentStore !== 's3') problems.push('ATTACHMENTS_STORE must be local or s3');
+  let s3: S3Config | undefined;
+  if (attachmentStore === 's3') {
+    const bucket = env.S3_BUCKET ?? '';
+    if (bucket === '') problems.push('S3_BUCKET is required with ATTACHMENTS_STORE=s3');
+    s3 = {
+      endpoint: parseUrlSetting('S3_ENDPOINT', env.S3_ENDPOINT, ['http:', 'https:'], problems),
+      region: env.S3_REGION || 'us-east-1',
+      bucket,
+      accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+      secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+      forcePathStyle: booleanSetting('S3_FORCE_PATH_STYLE', env.S3_FORCE_PATH_STYLE, false),
+    };
+  }
+  const attachments: AttachmentsConfig = {
+    store: attachmentStore === 's3' ? 's3' : 'local',
+    directory: path.resolve(env.ATTACHMENTS_DIR || './data/attachments'),
+    maxBytes: wholeNumber(
+      'ATTACHMENT_MAX_BYTES',
+      env.ATTACHMENT_MAX_BYTES,
+      25 * 1024 * 1024,
+      1,
+      100 * 1024 * 1024,
+      problems,
+    ),
+    s3,
+  };
+
   const config: Config = {
     nodeEnv,
     port,
@@ -353,6 +405,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metricsToken,
     changeRetentionDays,
     testClock: testClockText === 'true' && nodeEnv === 'test',
+    attachments,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -20,6 +20,8 @@ import { RecurringInvoiceWorker } from './workers/recurring-invoice-worker.js';
 import { CustomFieldPurgeWorker } from './workers/custom-field-purge-worker.js';
 import { AppInstallSweeper } from './workers/app-install-sweeper.js';
 import { ImportWorker } from './workers/import-worker.js';
+import { AttachmentSweeperWorker } from './workers/attachment-sweeper-worker.js';
+import { openAttachmentStore } from './modules/attachments/index.js';
 
 function printBootstrapKey(key: string, accountId: string, port: number): void {
   process.stdout.write(
@@ -51,7 +53,9 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   if (options.prepare) await prepareDatabase(config, database);
   // Owned here, not by the app: the outbox worker renders with it until it stops, after the app has closed.
   const pdf = new PdfPool(config.pdf);
-  const app = await buildApp(config, { database, pdf });
+  // Owned here too: the sweeper works on it beside the app.
+  const attachmentStore = openAttachmentStore(config.attachments);
+  const app = await buildApp(config, { database, pdf, attachmentStore });
   if (config.database.kind === 'sqlite') {
     const files = sqliteFiles(config.database.path);
     const notWritable = files.filter((file) => !file.writable).map((file) => file.path);
@@ -83,6 +87,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const purge = new CustomFieldPurgeWorker(database, app.log);
   const lapsedInstalls = new AppInstallSweeper(database, app.clock, { publicBaseUrl: config.publicBaseUrl }, app.log);
   const imports = new ImportWorker(app, app.log);
+  const sweeper = new AttachmentSweeperWorker(database, attachmentStore, app.clock, app.log);
   // One pass of each, for the test clock's POST /test/workers/run (served only with BMS_TEST_CLOCK=true).
   app.workerPasses.set('outbox', () => worker.runPass());
   app.workerPasses.set('webhooks', () => webhooks.runPass());
@@ -91,6 +96,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   app.workerPasses.set('reminders', () => reminders.runPass());
   app.workerPasses.set('app_installs', () => lapsedInstalls.runPass());
   app.workerPasses.set('imports', () => imports.runPass());
+  app.workerPasses.set('attachments', () => sweeper.runPass());
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -115,6 +121,8 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
       await reminders.stop();
       await purge.stop();
       await lapsedInstalls.stop();
+      await sweeper.stop();
+      await attachmentStore.close();
       transport.close();
       await database.close();
       process.exit(0);
@@ -135,6 +143,7 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   purge.start();
   lapsedInstalls.start();
   imports.start();
+  sweeper.start();
   app.log.info({ transport: config.smtpUrl ? 'smtp' : `files in ${config.outboxDirectory}` }, 'outbox worker started');
 }
 

@@ -91,6 +91,10 @@ const SCOPES = [
   // Contract section 26.
   'imports:read',
   'imports:write',
+  // Contract section 30.
+  'attachments:read',
+  'attachments:write',
+  'attachments:delete',
 ] as const;
 
 /** The seed's endpoint table, then the contract's version-2 endpoints: method and path -> the scope it requires. */
@@ -321,7 +325,19 @@ const SEED_ENDPOINTS: Record<string, string> = {
   'POST /v1/imports/:id/cancel': 'imports:write',
   'GET /v1/imports/:id/rows': 'imports:read',
   'GET /v1/imports/:id/errors.csv': 'imports:read',
+  // Contract section 30.
+  'GET /v1/attachments': 'attachments:read',
+  'POST /v1/attachments': 'attachments:write',
+  'GET /v1/attachments/:id': 'attachments:read',
+  'PUT /v1/attachments/:id': 'attachments:write',
+  'DELETE /v1/attachments/:id': 'attachments:delete',
+  'GET /v1/attachments/:id/content': 'attachments:read',
+  'GET /v1/quotes/:id/signatures': 'quotes:read',
+  'GET /v1/quotes/:id/signatures/:signature_id/document': 'quotes:read',
 };
+
+/** Operations whose body is not JSON (an upload, contract §30): a JSON body is 415 once admitted. */
+const NOT_JSON_BODIES = new Set(['POST /v1/attachments']);
 
 /** Operations that need a second scope whatever the body (contract §22: a refund of credit moves money). */
 const SECOND_SCOPES: Record<string, (typeof SCOPES)[number][]> = {
@@ -329,6 +345,9 @@ const SECOND_SCOPES: Record<string, (typeof SCOPES)[number][]> = {
   // Contract section 29: billing time writes entries; a job's costing reads them.
   'POST /v1/invoices/:id/time-entries': ['time_entries:write'],
   'GET /v1/jobs/:id/costing': ['time_entries:read'],
+  // Contract section 30: the read scope of the files' parent (here a client's: ?parent_type=client).
+  'GET /v1/attachments': ['clients:read'],
+  'POST /v1/attachments': ['clients:read'],
 };
 
 /** Valid bodies for the operations whose body has required fields (validation comes before lookup). */
@@ -376,6 +395,7 @@ const ROUTE_QUERIES: Record<string, string> = {
   '/v1/custom-fields/schema': '?resource=client',
   '/v1/invoices/:id/einvoice': '?format=ubl',
   '/v1/credit-notes/:id/einvoice': '?format=ubl',
+  '/v1/attachments': '?parent_type=client',
 };
 
 /** A body that creates one object per collection; later ones may use the ids made before them. */
@@ -512,6 +532,14 @@ before(async () => {
   });
   const tags = await context.request('GET', '/v1/tags', { key: owner.key });
   existing.set('/v1/tags', tags.body.data[0].id);
+  // An attachment (contract §30): an upload is no JSON body, so it is made here rather than in SAMPLE_BODIES.
+  const upload = await context.request(
+    'POST',
+    `/v1/attachments?parent_type=client&parent_id=${existing.get('/v1/clients')}&filename=notes.txt`,
+    { key: owner.key, rawBody: Buffer.from('Gate code 4512'), headers: { 'content-type': 'text/plain' } },
+  );
+  assert.equal(upload.status, 201, upload.text);
+  existing.set('/v1/attachments', upload.body.data.id);
   const events = await context.request('GET', '/v1/events?limit=1', { key: owner.key });
   existing.set('/v1/events', events.body.data[0].id);
   // The payment made above posted ledger entries (contract §22).
@@ -621,8 +649,10 @@ describe('per route, from the route table', () => {
           body,
           key: exactKey,
         });
+        // An upload's body is never JSON (contract §30): the JSON sent here is 415, past the scope check.
+        const admittedStatuses = NOT_JSON_BODIES.has(`${route.method} ${route.url}`) ? [415] : [200, 404, 422];
         assert.ok(
-          [200, 404, 422].includes(admitted.status),
+          admittedStatuses.includes(admitted.status),
           `its own scope alone admits the request: ${admitted.status} ${admitted.text}`,
         );
 
@@ -642,12 +672,14 @@ describe('per route, from the route table', () => {
 });
 
 test("a stranger's list does not show the owner's objects", async () => {
-  for (const collection of existing.keys()) {
+  for (const listed of existing.keys()) {
+    // Attachments are listed per kind of parent (contract §30).
+    const collection = listed === '/v1/attachments' ? `${listed}?parent_type=client` : listed;
     const response = await context.request('GET', collection, { key: stranger.key });
     assert.equal(response.status, 200);
     // The stranger's own keys are listed to it; none of the owner's.
     if (collection === '/v1/api-keys')
-      assert.ok(!response.body.data.some((item: { id: string }) => item.id === existing.get(collection)));
+      assert.ok(!response.body.data.some((item: { id: string }) => item.id === existing.get(listed)));
     else assert.deepEqual(response.body.data, []);
     const own = await context.request('GET', collection, { key: owner.key });
     assert.ok(own.body.data.length >= 1);

@@ -156,6 +156,18 @@ async function installedApp(app?: { id: string; client_secret: string }) {
   };
 }
 
+/** A text file uploaded onto a new client (contract section 30: the raw form of an upload). */
+async function attachment(): Promise<{ id: string }> {
+  const client = await api('POST', '/v1/clients', { name: 'With a file' });
+  const response = await suite.context.request(
+    'POST',
+    `/v1/attachments?parent_type=client&parent_id=${client.id}&filename=notes.txt`,
+    { key: suite.key, rawBody: Buffer.from('Gate code 4512'), headers: { 'content-type': 'text/plain' } },
+  );
+  assert.equal(response.status, 201, response.text);
+  return response.body.data;
+}
+
 interface Row {
   /** Does what should produce the event; returns the id of the object it is about. */
   act(): Promise<string>;
@@ -989,6 +1001,19 @@ const CATALOGUE: Record<string, Row> = {
       return (await api('DELETE', `/v1/tags/${tag!.id}`)).id;
     },
   },
+  // Contract section 30: an upload, a PUT of its caption, a delete.
+  'attachment.created': {
+    act: async () => (await attachment()).id,
+    path: (id) => `/v1/attachments/${id}`,
+  },
+  'attachment.updated': {
+    act: async () => (await api('PUT', `/v1/attachments/${(await attachment()).id}`, { caption: 'After' })).id,
+    path: (id) => `/v1/attachments/${id}`,
+    changed: ['caption'],
+  },
+  'attachment.deleted': {
+    act: async () => (await api('DELETE', `/v1/attachments/${(await attachment()).id}`)).id,
+  },
   // Contract section 19.
   'product.created': {
     act: async () => (await api('POST', '/v1/products', { type: 'service', name: 'Drain cleaning' })).id,
@@ -1192,6 +1217,10 @@ const CONTRACT_TYPES = [
   'import.completed',
   'import.failed',
   'import.canceled',
+  // Contract section 30.
+  'attachment.created',
+  'attachment.updated',
+  'attachment.deleted',
   // Contract section 19.
   'product.created',
   'product.updated',

@@ -242,6 +242,14 @@ const OPERATIONS: Array<[string, string]> = [
   ['GET /v1/imports/{id}/rows', 'listImportRows'],
   ['GET /v1/imports/{id}/errors.csv', 'getImportErrorsCsv'],
   ['GET /v1/exports/{list}', 'downloadExport'],
+  ['GET /v1/attachments', 'listAttachments'],
+  ['POST /v1/attachments', 'createAttachment'],
+  ['GET /v1/attachments/{id}', 'getAttachment'],
+  ['PUT /v1/attachments/{id}', 'updateAttachment'],
+  ['DELETE /v1/attachments/{id}', 'deleteAttachment'],
+  ['GET /v1/attachments/{id}/content', 'downloadAttachment'],
+  ['GET /v1/quotes/{id}/signatures', 'listQuoteSignatures'],
+  ['GET /v1/quotes/{id}/signatures/{signature_id}/document', 'getQuoteSignatureDocument'],
 ];
 
 test('every operation has the operationId the SDKs use, and every tag it uses is declared', () => {

@@ -12,11 +12,12 @@ describeStateTable(
     path: '/v1/quotes',
     table: 'quotes',
     // Contract 6: draft -> sent; sent -> approved | declined | draft; declined -> draft; approved -> converted
-    // only by making a job or invoice; converted is final.
+    // only by making a job or invoice; converted is final. Contract 30: approved -> draft (a revision, which
+    // invalidates the signature).
     transitions: {
       draft: ['sent'],
       sent: ['approved', 'declined', 'draft'],
-      approved: [],
+      approved: ['draft'],
       declined: ['draft'],
       converted: [],
     },

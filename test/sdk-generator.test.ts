@@ -528,7 +528,7 @@ describe('the SDK generator, with the version-3 resources', () => {
     assert.match(python, /"""invoices: [^"]*\bpreview\b[^"]*\."""/);
     assert.match(
       ts,
-      /export type Event = .*\| VisitEvent \| VisitScheduleEvent \| ProductEvent \| TaxRateEvent \| RecurringInvoiceEvent \| AvailabilityExceptionEvent \| CreditNoteEvent \| TimeEntryEvent \| TimeLockEvent \| AppEvent \| CustomFieldEvent;/,
+      /export type Event = .*\| VisitEvent \| VisitScheduleEvent \| ProductEvent \| TaxRateEvent \| RecurringInvoiceEvent \| AvailabilityExceptionEvent \| CreditNoteEvent \| TimeEntryEvent \| TimeLockEvent \| AppEvent \| CustomFieldEvent \| AttachmentEvent;/,
     );
     assert.ok(
       sources['js/README.md']!.includes(

@@ -15,7 +15,7 @@ const USAGE = `Usage: bms <command> [options]
 
 Commands:
   accounts create --name NAME [--currency USD]
-  accounts set-limits ID [--webhook-endpoints N|default] [--recurring-invoices N|default]
+  accounts set-limits ID [--webhook-endpoints N|default] [--recurring-invoices N|default] [--attachment-bytes N|default]
   keys create --account ID --name NAME --scopes LIST [--expires-at ISO] [--per-minute N] [--per-day N] [--burst N]
   keys list --account ID
   keys revoke ID
@@ -51,6 +51,7 @@ const OPTIONS = {
   force: { type: 'boolean' },
   'webhook-endpoints': { type: 'string' },
   'recurring-invoices': { type: 'string' },
+  'attachment-bytes': { type: 'string' },
 } as const;
 
 function required(value: string | undefined, flag: string): string {
@@ -67,6 +68,14 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
 /** A limit the operator sets: a whole number, `default` (null: §4's default), or absent (unchanged). */
 function limitOrDefault(value: string | undefined, flag: string): number | null | undefined {
   return value === 'default' ? null : positiveInteger(value, flag);
+}
+
+/** A number of bytes: a whole number from 0 (nothing more may be uploaded) to 2^53 − 1. */
+function byteCount(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new UsageError(`--${flag} must be a whole number of bytes, e.g. 10737418240 for 10 GiB`);
+  return Number(value);
 }
 
 function timestamp(value: string | undefined, flag: string): Date | undefined {
@@ -120,11 +129,13 @@ async function run(
       const webhookEndpoints = endpoints === 'default' ? null : positiveInteger(endpoints, 'webhook-endpoints');
       const templates = values['recurring-invoices'];
       const recurringInvoices = templates === 'default' ? null : positiveInteger(templates, 'recurring-invoices');
+      const bytes = values['attachment-bytes'];
+      const attachmentBytes = bytes === 'default' ? null : byteCount(bytes, 'attachment-bytes');
       if (!(await accountExists(db, id).catch(() => false))) throw new UsageError(`No account with id ${id}`);
-      const limits = await setAccountLimits(db, id, { webhookEndpoints, recurringInvoices });
+      const limits = await setAccountLimits(db, id, { webhookEndpoints, recurringInvoices, attachmentBytes });
       return {
         json: { id, limits },
-        text: `Account ${id}: at most ${limits?.webhook_endpoints} webhook endpoints and ${limits?.recurring_invoices} recurring invoices not ended.`,
+        text: `Account ${id}: at most ${limits?.webhook_endpoints} webhook endpoints, ${limits?.recurring_invoices} recurring invoices not ended and ${limits?.attachment_bytes} bytes of attachments.`,
       };
     }
     case 'keys create': {

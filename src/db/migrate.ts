@@ -42,6 +42,8 @@ import * as einvoices from './migrations/20261130010000_einvoices.js';
 import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
 import * as imports from './migrations/20261129190000_imports.js';
 import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
+import * as attachments from './migrations/20261129230000_attachments.js';
+import * as quoteSignatures from './migrations/20261129230100_quote_signatures.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
 import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
@@ -113,6 +115,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129170000_deposits': deposits,
   '20261129180000_time_entry_seconds': timeEntrySeconds,
   '20261129185000_time_entry_costing_index': timeEntryCostingIndex,
+  '20261129190000_imports': imports,
+  '20261129190100_changes_deleted_index': changesDeletedIndex,
   '20261129200000_tags': tags,
   '20261129210000_app_webhook_deliveries': appWebhookDeliveries,
   '20261129210100_app_logos': appLogos,
@@ -121,10 +125,10 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129220000_ledger_open_items': ledgerOpenItems,
   '20261129220100_ledger_cash_day_totals': ledgerCashDayTotals,
   '20261129220200_ledger_invoice_figures': ledgerInvoiceFigures,
+  '20261129230000_attachments': attachments,
+  '20261129230100_quote_signatures': quoteSignatures,
   '20261130010000_einvoices': einvoices,
   '20261130010100_einvoice_files': einvoiceFiles,
-  '20261129190000_imports': imports,
-  '20261129190100_changes_deleted_index': changesDeletedIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

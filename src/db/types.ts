@@ -53,6 +53,31 @@ export interface AccountsTable {
   reminders: JsonText | null;
   /** docs/api-contract.md §31: the seller's e-invoicing identity (JSON, modules/einvoices/parties.ts); null: none set. */
   einvoicing?: JsonText | null;
+  /** docs/api-contract.md §30: the bytes of the account's attachments, each at its own size. */
+  attachment_bytes: Generated<number>;
+  /** At most this many attachment bytes; null: the default, 5 GiB (docs/api-contract.md §30). */
+  max_attachment_bytes: Generated<number | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** docs/api-contract.md §30: a file on a parent object; its bytes are the store's `<account id>/<sha256>`. */
+export interface AttachmentsTable {
+  id: string;
+  account_id: string;
+  parent_type: string;
+  parent_id: string;
+  kind: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  visible_on_hub: number;
+  caption: string | null;
+  location_removed: number;
+  /** The actor that uploaded it, as JSON. */
+  created_by: JsonText;
+  metadata: JsonText;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -240,6 +265,26 @@ export interface QuotesTable extends DocumentColumns, PricedColumns, DeliveredCo
   custom_fields: Generated<JsonText>;
   /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
   tags: Generated<JsonText>;
+  /** docs/api-contract.md §30: the latest hub signature as answered (JSON), null before any. */
+  signature: Generated<JsonText | null>;
+}
+
+/** docs/api-contract.md §30: a hub approval's signature, bound to the SHA-256 of the quote's signed content. */
+export interface QuoteSignaturesTable {
+  id: string;
+  account_id: string;
+  quote_id: string;
+  signer_name: string;
+  signed_at: Timestamp;
+  ip_address: string | null;
+  user_agent: string | null;
+  image_attachment_id: string | null;
+  document_sha256: string;
+  /** The signed content's RFC 8785 canonical JSON: the bytes the hash binds. */
+  document: string;
+  invalidated_at: Timestamp | null;
+  invalidated_reason: string | null;
+  created_at: Timestamp;
 }
 
 export interface JobsTable extends DocumentColumns, PricedColumns {
@@ -1038,6 +1083,8 @@ export interface Tables {
   accounts: AccountsTable;
   account_logos: AccountLogosTable;
   einvoice_files: EinvoiceFilesTable;
+  attachments: AttachmentsTable;
+  quote_signatures: QuoteSignaturesTable;
   api_keys: ApiKeysTable;
   mcp_calls: McpCallsTable;
   clients: ClientsTable;
@@ -1181,6 +1228,8 @@ export interface TimeEntriesTable {
 export type ImportRecordRow = Selectable<ImportsTable>;
 export type ImportReportRow = Selectable<ImportRowsTable>;
 export type AccountRow = Selectable<AccountsTable>;
+export type AttachmentRow = Selectable<AttachmentsTable>;
+export type AttachmentPatch = Updateable<AttachmentsTable>;
 export type AvailabilityExceptionRow = Selectable<AvailabilityExceptionsTable>;
 export type AvailabilityHoldRow = Selectable<AvailabilityHoldsTable>;
 export type AccountLogoRow = Selectable<AccountLogosTable>;
@@ -1201,6 +1250,7 @@ export type PropertyRow = Selectable<PropertiesTable>;
 export type PropertyPatch = Updateable<PropertiesTable>;
 export type ServiceRequestRow = Selectable<ServiceRequestsTable>;
 export type QuoteRow = Selectable<QuotesTable>;
+export type QuoteSignatureRow = Selectable<QuoteSignaturesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type InvoiceRow = Selectable<InvoicesTable>;
 export type RecurringInvoiceRow = Selectable<RecurringInvoicesTable>;

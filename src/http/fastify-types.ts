@@ -54,6 +54,11 @@ declare module 'fastify' {
      */
     ownTransaction?: boolean;
     /**
+     * The request body as the OpenAPI document describes it, for a route whose body is not JSON and is read by
+     * its handler (an upload: `{content: {'multipart/form-data': …, 'application/octet-stream': …}}`).
+     */
+    documentedBody?: Record<string, unknown>;
+    /**
      * The route's own checks of single fields (a webhook's URL), run on the body as sent when the schema
      * refuses it too, so one 422 names every wrong field. The service runs them on a valid body.
      */

@@ -127,7 +127,8 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
     /** `now` (read once per request) is for fields that depend on the date, such as is_overdue. */
     list(ctx: Context, query: Static<Query>, now: Date): Promise<Page<Row>>;
     present(row: Row, now: Date): Item;
-    create(ctx: Context, body: Static<Create>): Promise<Item & { id: string }>;
+    /** Absent for a resource whose create is not a JSON body (an attachment's upload): no POST is declared. */
+    create?(ctx: Context, body: Static<Create>): Promise<Item & { id: string }>;
     get(ctx: Context, id: string, now: Date): Promise<Item>;
     update(ctx: Context, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
     delete?(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;
@@ -239,35 +240,37 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       },
     );
 
-    app.post(
-      path,
-      {
-        config: {
-          scope: scopes.write,
-          ...fieldChecksOf(definition, 'create'),
-          ...(definition.linkScopes ? { linkScopes: definition.linkScopes } : {}),
-        },
-        schema: {
-          tags,
-          operationId: `create${pascal(singular)}`,
-          summary: `Create ${article(singular)}`,
-          headers: IdempotencyHeaders,
-          body: schemas.create,
-          response: {
-            201: dataEnvelope(item),
-            ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors),
+    const create = service.create;
+    if (create)
+      app.post(
+        path,
+        {
+          config: {
+            scope: scopes.write,
+            ...fieldChecksOf(definition, 'create'),
+            ...(definition.linkScopes ? { linkScopes: definition.linkScopes } : {}),
+          },
+          schema: {
+            tags,
+            operationId: `create${pascal(singular)}`,
+            summary: `Create ${article(singular)}`,
+            headers: IdempotencyHeaders,
+            body: schemas.create,
+            response: {
+              201: dataEnvelope(item),
+              ...errorResponses(...BODY_ERRORS, ...IDEMPOTENCY_ERRORS, ...stateErrors),
+            },
           },
         },
-      },
-      async (request, reply) => {
-        for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
-          if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
-        }
-        const ctx = contextOf(request);
-        const item = await service.create(ctx, request.body as Static<Create>);
-        return answer(request, reply, (await completerOf(ctx))(item), `${path}/${item.id}`);
-      },
-    );
+        async (request, reply) => {
+          for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
+            if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
+          }
+          const ctx = contextOf(request);
+          const item = await create(ctx, request.body as Static<Create>);
+          return answer(request, reply, (await completerOf(ctx))(item), `${path}/${item.id}`);
+        },
+      );
 
     app.get(
       `${path}/:id`,

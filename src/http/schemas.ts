@@ -121,6 +121,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   412: 'If-Match does not match the current ETag',
   413: `Body larger than ${BODY_LIMIT_TEXT}`,
   415: 'Content-Type is not application/json',
+  416: 'The range asked lies past the end of the file',
   422: 'Validation failed',
   429: 'Rate limit exceeded',
   500: 'Unexpected fault',

@@ -55,6 +55,8 @@ const MULTI_LINE_FIELDS = new Set([
   'decline_reason',
   'cancel_reason',
   'completion_notes',
+  // An attachment's caption (docs/api-contract.md §30).
+  'caption',
 ]);
 
 // C0 (U+0000–U+001F), DEL and C1 (U+0080–U+009F); the multi-line form spares LF (U+000A) and tab (U+0009).

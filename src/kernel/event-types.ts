@@ -124,6 +124,10 @@ export const EVENT_TYPES = [
   'import.completed',
   'import.failed',
   'import.canceled',
+  // docs/api-contract.md §30.
+  'attachment.created',
+  'attachment.updated',
+  'attachment.deleted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -155,6 +159,7 @@ export const EVENT_OBJECT_SCHEMAS: Record<EventResource, string> = {
   custom_field: 'CustomField',
   tag: 'Tag',
   import: 'Import',
+  attachment: 'Attachment',
 };
 
 /** Types whose `data.object` is not their resource's schema: an app's install events carry the install. */

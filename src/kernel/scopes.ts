@@ -72,6 +72,10 @@ export const SCOPES = [
   // Version 4 (docs/api-contract.md §26): CSV imports (each also needs its kind's write scope).
   'imports:read',
   'imports:write',
+  // Version 4 (docs/api-contract.md §30): attachments, beside the read scope of the object they are on.
+  'attachments:read',
+  'attachments:write',
+  'attachments:delete',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

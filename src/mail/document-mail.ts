@@ -114,6 +114,8 @@ export interface MailSnapshot {
     deposit_due_amount?: number;
     /** Invoices: what deposits applied to it hold, part of amount_paid (absent when none). */
     deposit_received?: number;
+    /** An approved quote's valid hub signature (docs/api-contract.md §30; absent without one). */
+    signature?: { signer_name: string; signed_at: string; document_sha256: string };
     issue_date: string | null;
     due_date: string | null;
     valid_until: string | null;

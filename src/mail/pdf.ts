@@ -296,6 +296,12 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate, facturx }: Pdf
   if (snapshot.kind === 'invoice' && business.payment_instructions)
     paragraph('How to pay', business.payment_instructions);
   if (document.notes) paragraph('Notes', document.notes);
+  // An approved quote's signature (docs/api-contract.md §30): who, when, and the hash of what they signed.
+  if (document.signature)
+    paragraph(
+      'Signature',
+      `Approved and signed by ${document.signature.signer_name} on ${document.signature.signed_at.slice(0, 10)} at ${document.signature.signed_at.slice(11, 16)} UTC. Signed content SHA-256 ${document.signature.document_sha256.slice(0, 16)}.`,
+    );
 
   // On every page: the footer and "Page n of m"; on the first, a PAID or VOID stamp where it applies.
   const pages = pdf.bufferedPageRange();

@@ -4,7 +4,7 @@
 import type { AppError } from '../core/errors.js';
 
 /** Fields whose text a customer wrote, wherever they appear in an answer. */
-const CUSTOMER_TEXT_FIELDS = new Set(['decline_reason', 'approved_by']);
+const CUSTOMER_TEXT_FIELDS = new Set(['decline_reason', 'approved_by', 'signer_name', 'user_agent']);
 /** Fields whose text a customer wrote in objects of one kind: a service request is the client's own words. */
 const CUSTOMER_TEXT_FIELDS_OF: Record<string, Set<string>> = {
   service_request: new Set(['title', 'description']),

@@ -81,6 +81,7 @@ export async function createTestContext(
     DATABASE_URL: testDatabase.url,
     LOG_LEVEL: 'info',
     OUTBOX_DIR: path.join(directory, 'outbox'),
+    ATTACHMENTS_DIR: path.join(directory, 'attachments'),
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',

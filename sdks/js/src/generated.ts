@@ -55,6 +55,8 @@ export interface Client {
   metadata: Record<string, string>;
   /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
   custom_fields: Record<string, unknown>;
+  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
+  tags: Array<string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -101,6 +103,10 @@ export interface Property {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
+  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
+  tags: Array<string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -121,6 +127,8 @@ export interface ServiceRequest {
   status: "new" | "assessed" | "archived" | "converted";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -214,6 +222,32 @@ export interface QuoteTaxBreakdown {
   tax_amount: number;
 }
 
+/** Read-only: the latest signature of a hub approval (its invalidated_at set once revised); null before any. */
+export interface QuoteSignature {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "signature". */
+  object: "signature";
+  /** The quote signed. */
+  quote_id: string;
+  /** The name the client typed. */
+  signer_name: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  signed_at: string;
+  /** Where the approval came from (never printed). */
+  ip_address: string | null;
+  /** The browser that sent it (at most 500 characters). */
+  user_agent: string | null;
+  /** A drawn signature’s image (an attachment of kind signature); null for a typed one. */
+  image_attachment_id: string | null;
+  /** SHA-256 (hex) of the signed content: the RFC 8785 canonical JSON that …/document answers. */
+  document_sha256: string;
+  /** When the quote went back to draft. */
+  invalidated_at: string | null;
+  /** Why it no longer binds: "revised" (the quote moved back to draft). */
+  invalidated_reason: string | null;
+}
+
 /** The deposit asked before the work (contract §23); editable while the quote is. null: none. */
 export interface QuoteDeposit {
   /** amount: value is in minor units (1 … total_amount); percent: value is a percentage of total_amount. */
@@ -236,10 +270,14 @@ export interface Quote {
   status: "draft" | "sent" | "approved" | "declined" | "converted";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
+  tags: Array<string>;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
   /** Q-000001 upward, assigned when first sent; null before. Never reused. */
@@ -287,6 +325,8 @@ export interface Quote {
   decline_reason: string | null;
   /** When a job or invoice was made from the quote. */
   converted_at: string | null;
+  /** Read-only: the latest signature of a hub approval (its invalidated_at set once revised); null before any. */
+  signature: QuoteSignature | null;
   /** The deposit asked before the work (contract §23); editable while the quote is. null: none. */
   deposit: QuoteDeposit | null;
   /** Read-only, minor units: the deposit asked; a percent of total_amount rounds halves away from zero; 0 without a deposit. */
@@ -400,10 +440,14 @@ export interface Job {
   status: "scheduled" | "in_progress" | "completed" | "canceled";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
+  tags: Array<string>;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
   /** J-000001 upward, assigned at creation. Never reused. */
@@ -525,6 +569,10 @@ export interface Visit {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
+  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
+  tags: Array<string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -611,6 +659,10 @@ export interface VisitListItem {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
+  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
+  tags: Array<string>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -870,10 +922,14 @@ export interface Invoice {
   status: "draft" | "sent" | "paid" | "void";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   updated_at: string;
+  /** The object’s tags, as the account spells them (GET /v1/tags lists them with their counts). */
+  tags: Array<string>;
   /** Your own id for this object (1–255 characters), unique among this kind of object in the account: a second object with the same one is a 409 naming the holder. Makes a sync safe to repeat. */
   external_id: string | null;
   /** INV-000001 upward, assigned when first sent; null before. Never reused. */
@@ -2882,6 +2938,53 @@ export interface CustomFieldEvent {
 }
 
 /** Who caused the event (docs/api-contract.md §20). */
+export interface TagEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface TagEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
+}
+
+export interface TagEventData {
+  object: Tag;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type tag.renamed, tag.deleted: its data.object is the Tag. */
+export interface TagEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "tag.renamed" | "tag.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: TagEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: TagEventOrigin | null;
+  data: TagEventData;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
 export interface ImportEventActor {
   /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
   type: "api_key" | "mcp" | "hub" | "system" | "app";
@@ -2928,14 +3031,61 @@ export interface ImportEvent {
   data: ImportEventData;
 }
 
+/** Who caused the event (docs/api-contract.md §20). */
+export interface AttachmentEventActor {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
+}
+
+/** The change set or import the change was part of; null for a single request (§26). */
+export interface AttachmentEventOrigin {
+  /** change_set: an operation of POST /v1/change-sets; import: a row of an import. */
+  type: "change_set" | "import";
+  /** The change set’s or the import’s id. */
+  id: string;
+}
+
+export interface AttachmentEventData {
+  object: Attachment;
+  /** For updates and status changes: the changed fields, with their values before the change. */
+  previous_attributes?: Record<string, unknown>;
+  /** Present when the client made the change on the hosted page. */
+  source?: "hub";
+  /** Present when the whole event would exceed 64 KB: previous_attributes is left out, and if that is not enough, object holds only its id and object; GET the object for the rest. */
+  truncated?: true;
+}
+
+/** An event of type attachment.created, attachment.updated, attachment.deleted: its data.object is the Attachment. */
+export interface AttachmentEvent {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "event". */
+  object: "event";
+  /** What happened: <resource>.<what>, from a closed list. */
+  type: "attachment.created" | "attachment.updated" | "attachment.deleted";
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** The account the event belongs to. */
+  account_id: string;
+  /** Who caused the event (docs/api-contract.md §20). */
+  actor: AttachmentEventActor;
+  /** The change set or import the change was part of; null for a single request (§26). */
+  origin: AttachmentEventOrigin | null;
+  data: AttachmentEventData;
+}
+
 /** Something that happened in the account. Kept at least 90 days. A union by the resource it is about: narrow on `type` for a typed `data.object`. */
-export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent | AppEvent | CustomFieldEvent | ImportEvent;
+export type Event = ClientEvent | PropertyEvent | ServiceRequestEvent | QuoteEvent | JobEvent | InvoiceEvent | PaymentEvent | DeliveryEvent | WebhookEndpointEvent | TeamMemberEvent | ApiKeyEvent | VisitEvent | VisitScheduleEvent | ProductEvent | TaxRateEvent | RecurringInvoiceEvent | AvailabilityExceptionEvent | CreditNoteEvent | TimeEntryEvent | TimeLockEvent | AppEvent | CustomFieldEvent | TagEvent | ImportEvent | AttachmentEvent;
 
 /** Every event type. */
 export type EventType = Event['type'];
 
 /** What an endpoint's `enabled_events` takes: `*`, a type, or `<resource>.*`. */
-export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "import.created" | "import.completed" | "import.failed" | "import.canceled" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "import.*";
+export type EventPattern = "*" | "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "tag.renamed" | "tag.deleted" | "import.created" | "import.completed" | "import.failed" | "import.canceled" | "attachment.created" | "attachment.updated" | "attachment.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "tag.*" | "import.*" | "attachment.*";
 
 /** A URL that receives the account’s events, signed (Standard Webhooks). */
 export interface WebhookEndpoint {
@@ -2947,7 +3097,7 @@ export interface WebhookEndpoint {
   url: string;
   /** What the endpoint is for. */
   description: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, import.created, import.completed, import.failed, import.canceled. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, tag.renamed, tag.deleted, import.created, import.completed, import.failed, import.canceled, attachment.created, attachment.updated, attachment.deleted. */
   enabled_events: Array<EventPattern>;
   /** enabled, or disabled (by you, by a 410 Gone answer, or after 3 days of failed attempts). */
   status: "enabled" | "disabled";
@@ -3099,6 +3249,14 @@ export interface AccountReminders {
   steps: Array<AccountRemindersStep>;
 }
 
+/** Read-only: what the account’s attachments take of its quota (docs/api-contract.md §30). */
+export interface AccountAttachmentStorage {
+  /** Bytes of the account’s attachments, each at its own size. */
+  used_bytes: number;
+  /** The most they may take (5 GiB unless the operator set another: bms accounts set-limits). */
+  quota_bytes: number;
+}
+
 /** The business: how its invoices and quotes present it. */
 export interface Account {
   /** Unique identifier (UUIDv7). */
@@ -3158,6 +3316,8 @@ export interface Account {
   time_locked_through: string | null;
   /** Whether a logo is uploaded (PUT /v1/account/logo). */
   has_logo: boolean;
+  /** Read-only: what the account’s attachments take of its quota (docs/api-contract.md §30). */
+  attachment_storage: AccountAttachmentStorage;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -3205,6 +3365,8 @@ export interface TeamMember {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -3240,7 +3402,7 @@ export interface ApiKey {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3278,7 +3440,7 @@ export interface App {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -3340,7 +3502,7 @@ export interface AppInstall {
   /** The app installed. */
   app: AppInstallApp;
   /** What the install granted. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** Uninstalled is final. */
   status: "active" | "uninstalled";
   /** The install’s own bucket and quota; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -3370,11 +3532,41 @@ export interface AppInstallLink {
   /** Unique identifier (UUIDv7). */
   app_id: string;
   /** What the consent may grant: within the calling key’s scopes and the app’s. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** Open it once in a browser to approve the install; shown in this answer only. */
   url: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
   expires_at: string;
+}
+
+/** One attempt to deliver an installing account’s event to the app’s webhook_url. */
+export interface AppWebhookDelivery {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "webhook_delivery". */
+  object: "webhook_delivery";
+  /** The installing account whose event this is. */
+  account_id: string;
+  /** The event (also the webhook-id header). */
+  event_id: string;
+  /** The event type. */
+  event_type: string;
+  /** Attempt number for this event, from 1. */
+  attempt: number;
+  /** pending (not yet made, or in flight), succeeded (2xx), failed. */
+  status: "pending" | "succeeded" | "failed";
+  /** When a pending attempt is due; null once made. */
+  next_attempt_at: string | null;
+  /** The HTTP status webhook_url answered. */
+  response_status: number | null;
+  /** Why the attempt failed (timeout, connection, refused address, redirect, status). */
+  error: string | null;
+  /** How long the attempt took. */
+  duration_ms: number | null;
+  /** The first 1 KB of the response body. */
+  response_body: string | null;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
 }
 
 /** A service, material or fee from the price list. */
@@ -3415,6 +3607,8 @@ export interface Product {
   external_id: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata: Record<string, string>;
+  /** Your custom fields’ values by key (GET /v1/custom-fields/schema?resource=… gives their JSON Schema); null when unset. */
+  custom_fields: Record<string, unknown>;
   /** ISO 8601 UTC timestamp with milliseconds. */
   created_at: string;
   /** ISO 8601 UTC timestamp with milliseconds. */
@@ -3892,6 +4086,84 @@ export interface CustomFieldsSchema {
   schema: Record<string, unknown>;
 }
 
+/** How many objects of each kind hold the tag. */
+export interface TagCounts {
+  /** How many clients hold the tag. */
+  client: number;
+  /** How many properties hold the tag. */
+  property: number;
+  /** How many quotes hold the tag. */
+  quote: number;
+  /** How many jobs hold the tag. */
+  job: number;
+  /** How many invoices hold the tag. */
+  invoice: number;
+  /** How many visits hold the tag. */
+  visit: number;
+}
+
+/** A tag of the account: made by its first use, renamed or deleted everywhere at once. */
+export interface Tag {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "tag". */
+  object: "tag";
+  /** Its spelling (the first, unless renamed). */
+  name: string;
+  /** How many objects of each kind hold the tag. */
+  counts: TagCounts;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
+/** Who caused the event (docs/api-contract.md §20). */
+export interface AttachmentCreatedBy {
+  /** api_key: a request to /v1; mcp: a tool call of the MCP server; hub: the client on the hosted page; system: the server’s own work (deliveries, disabled endpoints, the command line); app: a request to /v1 with an app’s token. */
+  type: "api_key" | "mcp" | "hub" | "system" | "app";
+  /** The API key’s id for api_key and mcp; the install’s id when an app’s token acted (app, or mcp); null for hub and system, and for events recorded before actors were (their key is unknown). */
+  id: string | null;
+  /** The app whose token acted (docs/api-contract.md §25); null otherwise. */
+  app_id?: string | null;
+}
+
+/** A file on a client, property, request, quote, job, visit or invoice. */
+export interface Attachment {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "attachment". */
+  object: "attachment";
+  /** The kind of object the file is on. */
+  parent_type: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "invoice";
+  /** The object the file is on. */
+  parent_id: string;
+  /** upload: a file sent to /v1/attachments; signature: a drawn signature’s image; einvoice: a frozen e-invoice. Only uploads change or go alone. */
+  kind: "upload" | "signature" | "einvoice";
+  /** The file’s name as kept. */
+  filename: string;
+  /** The type detected from the bytes (never the declared one). */
+  content_type: string;
+  /** The stored size in bytes. */
+  size_bytes: number;
+  /** SHA-256 of the stored bytes (after location was removed), hex. */
+  sha256: string;
+  /** Listed on the client hub’s page of a quote or invoice. */
+  visible_on_hub: boolean;
+  /** What the file shows. */
+  caption: string | null;
+  /** Whether location (Exif GPS, XMP exif:GPS*) was found and overwritten before storage. */
+  location_removed: boolean;
+  /** Who caused the event (docs/api-contract.md §20). */
+  created_by: AttachmentCreatedBy;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata: Record<string, string>;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  created_at: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  updated_at: string;
+}
+
 /** What a delete returns. */
 export interface DeletedObject {
   /** Unique identifier (UUIDv7). */
@@ -3916,6 +4188,10 @@ export interface ClientListParams {
   updated_after?: string;
   /** Only the object with this external_id (at most one). */
   external_id?: string;
+  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_any?: string;
+  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_all?: string;
   /** Case-insensitive match on name, e-mail, phone or company name. */
   q?: string;
   /** Exact e-mail address, case-insensitive. */
@@ -3977,6 +4253,8 @@ export interface ClientCreateParams {
   metadata?: Record<string, string>;
   /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
   custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
 }
 
 /** Body of PUT /v1/clients/{id}. */
@@ -4011,10 +4289,22 @@ export interface ClientUpdateParams {
   metadata?: Record<string, string>;
   /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
   custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
+}
+
+/** Body of POST /v1/clients/{id}/tags. */
+export interface ClientAddTagsParams {
+  /** The tags to add. */
+  tags: Array<string>;
 }
 
 /** Query parameters of GET /v1/properties. */
 export interface PropertyListParams {
+  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_any?: string;
+  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -4085,6 +4375,10 @@ export interface PropertyCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
 }
 
 /** Body of PUT /v1/properties/{id}. */
@@ -4109,6 +4403,16 @@ export interface PropertyUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
+}
+
+/** Body of POST /v1/properties/{id}/tags. */
+export interface PropertyAddTagsParams {
+  /** The tags to add. */
+  tags: Array<string>;
 }
 
 /** Query parameters of GET /v1/service-requests. */
@@ -4147,6 +4451,8 @@ export interface ServiceRequestCreateParams {
   preferred_date?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Body of PUT /v1/service-requests/{id}. */
@@ -4167,10 +4473,16 @@ export interface ServiceRequestUpdateParams {
   status?: "new" | "assessed" | "archived";
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Query parameters of GET /v1/quotes. */
 export interface QuoteListParams {
+  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_any?: string;
+  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -4268,6 +4580,10 @@ export interface QuoteCreateParams {
   deposit?: QuoteDepositParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
 }
 
 /** Body of PUT /v1/quotes/{id}. */
@@ -4298,8 +4614,18 @@ export interface QuoteUpdateParams {
   deposit?: QuoteDepositParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
-  /** draft -> sent; sent -> approved | declined | draft; declined -> draft. draft -> sent marks it sent without e-mail; converted is set automatically. */
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
+  /** draft -> sent; sent -> approved | declined | draft; declined -> draft; approved -> draft. draft -> sent marks it sent without e-mail; converted is set automatically. */
   status?: "draft" | "sent" | "approved" | "declined";
+}
+
+/** Body of POST /v1/quotes/{id}/tags. */
+export interface QuoteAddTagsParams {
+  /** The tags to add. */
+  tags: Array<string>;
 }
 
 /** Body of POST /v1/quotes/{id}/send. */
@@ -4342,6 +4668,44 @@ export interface QuotePreviewParams {
   deposit?: QuoteDepositParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
+}
+
+/** Query parameters of GET /v1/quotes/{id}/signatures. */
+export interface QuoteListSignaturesParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
+/** What GET /v1/quotes/{id}/signatures answers. */
+export interface QuoteListSignaturesItem {
+  /** Unique identifier (UUIDv7). */
+  id: string;
+  /** Always "signature". */
+  object: "signature";
+  /** The quote signed. */
+  quote_id: string;
+  /** The name the client typed. */
+  signer_name: string;
+  /** ISO 8601 UTC timestamp with milliseconds. */
+  signed_at: string;
+  /** Where the approval came from (never printed). */
+  ip_address: string | null;
+  /** The browser that sent it (at most 500 characters). */
+  user_agent: string | null;
+  /** A drawn signature’s image (an attachment of kind signature); null for a typed one. */
+  image_attachment_id: string | null;
+  /** SHA-256 (hex) of the signed content: the RFC 8785 canonical JSON that …/document answers. */
+  document_sha256: string;
+  /** When the quote went back to draft. */
+  invalidated_at: string | null;
+  /** Why it no longer binds: "revised" (the quote moved back to draft). */
+  invalidated_reason: string | null;
 }
 
 /** Query parameters of GET /v1/quotes/{id}/deliveries. */
@@ -4354,6 +4718,10 @@ export interface QuoteListDeliveriesParams {
 
 /** Query parameters of GET /v1/jobs. */
 export interface JobListParams {
+  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_any?: string;
+  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -4453,6 +4821,10 @@ export interface JobVisitParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
   /** Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it). */
   hold_id?: string;
 }
@@ -4489,6 +4861,10 @@ export interface JobCreateParamsFields {
   scheduled_end?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
   /** Up to 50 visits made with the job, in the same transaction (needs visits:write). The job’s scheduled_start and scheduled_end then mirror them. */
   visits?: Array<JobVisitParams>;
 }
@@ -4524,12 +4900,26 @@ export interface JobUpdateParams {
   scheduled_end?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
   /** scheduled -> in_progress | completed | canceled; in_progress -> scheduled | completed | canceled; completed -> in_progress; canceled -> scheduled. */
   status?: "scheduled" | "in_progress" | "completed" | "canceled";
 }
 
+/** Body of POST /v1/jobs/{id}/tags. */
+export interface JobAddTagsParams {
+  /** The tags to add. */
+  tags: Array<string>;
+}
+
 /** Query parameters of GET /v1/visits. */
 export interface VisitListParams {
+  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_any?: string;
+  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -4612,6 +5002,10 @@ export interface VisitCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
   /** Book from an availability hold of this key: the visit takes its instants, zone and crew (no time field, timezone or assignee_ids beside it). */
   hold_id?: string;
   /** reject: a write that leaves the visit overlapping another of an assignee is a 409 CONFLICT. */
@@ -4652,6 +5046,10 @@ export interface VisitUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
   /** A move: unscheduled -> canceled; scheduled -> en_route | in_progress | completed | canceled; en_route -> in_progress | canceled; in_progress -> completed | canceled; completed -> in_progress; canceled -> scheduled. unscheduled ⇄ scheduled happens by setting or clearing the time. */
   status?: "unscheduled" | "scheduled" | "en_route" | "in_progress" | "completed" | "canceled";
   /** When the crew set out (with the move to en_route, or to correct it). Default now; never in the future. */
@@ -4666,6 +5064,12 @@ export interface VisitUpdateParams {
   cancel_reason?: string | null;
   /** reject: a write that leaves the visit overlapping another of an assignee is a 409 CONFLICT. */
   on_conflict?: "allow" | "reject";
+}
+
+/** Body of POST /v1/visits/{id}/tags. */
+export interface VisitAddTagsParams {
+  /** The tags to add. */
+  tags: Array<string>;
 }
 
 /** Body of POST /v1/visits/{id}/assignees. */
@@ -5032,6 +5436,10 @@ export interface VisitScheduleListOccurrencesItem {
 
 /** Query parameters of GET /v1/invoices. */
 export interface InvoiceListParams {
+  /** Objects holding any of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_any?: string;
+  /** Objects holding every one of these tags (comma-separated, at most 10, case-insensitive). */
+  tags_all?: string;
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
   limit?: number;
   /** The `next_cursor` of the previous page. */
@@ -5149,6 +5557,10 @@ export interface InvoiceCreateParamsFields {
   service_period?: InvoiceServicePeriodParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
 }
 
 /** Body of POST /v1/invoices. One of client_id, job_id, quote_id is required. */
@@ -5237,8 +5649,18 @@ export interface InvoiceUpdateParams {
   service_period?: InvoiceUpdateServicePeriodParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
   /** draft -> sent; sent -> paid | void. draft -> sent marks it sent without e-mail; paid and void are final. */
   status?: "draft" | "sent" | "paid" | "void";
+}
+
+/** Body of POST /v1/invoices/{id}/tags. */
+export interface InvoiceAddTagsParams {
+  /** The tags to add. */
+  tags: Array<string>;
 }
 
 /** Body of POST /v1/invoices/{id}/send. */
@@ -5308,6 +5730,10 @@ export interface InvoicePreviewParamsFields {
   service_period?: InvoiceServicePeriodParams | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
+  /** The object’s tags (at most 20), case-insensitive: a tag the account has keeps its first spelling. A PUT replaces the list; POST /v1/<kind>/{id}/tags adds and DELETE /v1/<kind>/{id}/tags/{tag} removes one, so writers never overwrite each other. */
+  tags?: Array<string>;
 }
 
 /** Body of POST /v1/invoices/preview. One of client_id, job_id, quote_id is required. */
@@ -6094,7 +6520,7 @@ export interface EventListParams {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
   /** Comma-separated types; `invoice.*` matches every invoice event. */
-  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "import.created" | "import.completed" | "import.failed" | "import.canceled" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "import.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "import.created" | "import.completed" | "import.failed" | "import.canceled" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "import.*">;
+  type?: "client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "tag.renamed" | "tag.deleted" | "import.created" | "import.completed" | "import.failed" | "import.canceled" | "attachment.created" | "attachment.updated" | "attachment.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "tag.*" | "import.*" | "attachment.*" | Array<"client.created" | "client.updated" | "client.deleted" | "property.created" | "property.updated" | "property.deleted" | "service_request.created" | "service_request.updated" | "service_request.converted" | "quote.created" | "quote.updated" | "quote.sent" | "quote.approved" | "quote.declined" | "quote.converted" | "quote.deleted" | "quote.deposit_paid" | "job.created" | "job.updated" | "job.completed" | "job.canceled" | "job.deleted" | "invoice.created" | "invoice.updated" | "invoice.sent" | "invoice.paid" | "invoice.voided" | "invoice.deleted" | "invoice.reminder_sent" | "payment.created" | "payment.refunded" | "payment.applied" | "payment.unapplied" | "delivery.succeeded" | "delivery.failed" | "delivery.canceled" | "webhook_endpoint.disabled" | "webhook_endpoint.test" | "team_member.created" | "team_member.updated" | "team_member.deleted" | "api_key.created" | "api_key.updated" | "api_key.rolled" | "api_key.revoked" | "visit.created" | "visit.scheduled" | "visit.rescheduled" | "visit.reassigned" | "visit.en_route" | "visit.started" | "visit.completed" | "visit.canceled" | "visit.reopened" | "visit.updated" | "visit.deleted" | "visit_schedule.created" | "visit_schedule.updated" | "visit_schedule.paused" | "visit_schedule.resumed" | "visit_schedule.split" | "visit_schedule.ended" | "product.created" | "product.updated" | "product.deleted" | "tax_rate.created" | "tax_rate.updated" | "tax_rate.deleted" | "recurring_invoice.created" | "recurring_invoice.updated" | "recurring_invoice.paused" | "recurring_invoice.resumed" | "recurring_invoice.ended" | "availability_exception.created" | "availability_exception.updated" | "availability_exception.deleted" | "credit_note.created" | "credit_note.updated" | "credit_note.issued" | "credit_note.sent" | "credit_note.applied" | "credit_note.unapplied" | "credit_note.refunded" | "credit_note.voided" | "credit_note.deleted" | "time_entry.created" | "time_entry.updated" | "time_entry.deleted" | "time_entry.started" | "time_entry.stopped" | "time_entry.approved" | "time_entry.unapproved" | "time_lock.locked" | "time_lock.unlocked" | "app.created" | "app.updated" | "app.deleted" | "app.installed" | "app.reauthorized" | "app.uninstalled" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted" | "tag.renamed" | "tag.deleted" | "import.created" | "import.completed" | "import.failed" | "import.canceled" | "attachment.created" | "attachment.updated" | "attachment.deleted" | "client.*" | "property.*" | "service_request.*" | "quote.*" | "job.*" | "invoice.*" | "payment.*" | "delivery.*" | "webhook_endpoint.*" | "team_member.*" | "api_key.*" | "visit.*" | "visit_schedule.*" | "product.*" | "tax_rate.*" | "recurring_invoice.*" | "availability_exception.*" | "credit_note.*" | "time_entry.*" | "time_lock.*" | "app.*" | "custom_field.*" | "tag.*" | "import.*" | "attachment.*">;
   /** Only events about this object. */
   resource_id?: string;
   /** Only events caused by this kind of actor. */
@@ -6145,7 +6571,7 @@ export interface WebhookEndpointCreateParams {
   url: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, import.created, import.completed, import.failed, import.canceled. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, tag.renamed, tag.deleted, import.created, import.completed, import.failed, import.canceled, attachment.created, attachment.updated, attachment.deleted. */
   enabled_events: Array<EventPattern>;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
@@ -6157,7 +6583,7 @@ export interface WebhookEndpointUpdateParams {
   url?: string;
   /** What the endpoint is for. */
   description?: string | null;
-  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, import.created, import.completed, import.failed, import.canceled. */
+  /** Event types to send: ["*"] for all, a type such as "invoice.paid", or "invoice.*" for every type of a resource. Types: client.created, client.updated, client.deleted, property.created, property.updated, property.deleted, service_request.created, service_request.updated, service_request.converted, quote.created, quote.updated, quote.sent, quote.approved, quote.declined, quote.converted, quote.deleted, quote.deposit_paid, job.created, job.updated, job.completed, job.canceled, job.deleted, invoice.created, invoice.updated, invoice.sent, invoice.paid, invoice.voided, invoice.deleted, invoice.reminder_sent, payment.created, payment.refunded, payment.applied, payment.unapplied, delivery.succeeded, delivery.failed, delivery.canceled, webhook_endpoint.disabled, webhook_endpoint.test, team_member.created, team_member.updated, team_member.deleted, api_key.created, api_key.updated, api_key.rolled, api_key.revoked, visit.created, visit.scheduled, visit.rescheduled, visit.reassigned, visit.en_route, visit.started, visit.completed, visit.canceled, visit.reopened, visit.updated, visit.deleted, visit_schedule.created, visit_schedule.updated, visit_schedule.paused, visit_schedule.resumed, visit_schedule.split, visit_schedule.ended, product.created, product.updated, product.deleted, tax_rate.created, tax_rate.updated, tax_rate.deleted, recurring_invoice.created, recurring_invoice.updated, recurring_invoice.paused, recurring_invoice.resumed, recurring_invoice.ended, availability_exception.created, availability_exception.updated, availability_exception.deleted, credit_note.created, credit_note.updated, credit_note.issued, credit_note.sent, credit_note.applied, credit_note.unapplied, credit_note.refunded, credit_note.voided, credit_note.deleted, time_entry.created, time_entry.updated, time_entry.deleted, time_entry.started, time_entry.stopped, time_entry.approved, time_entry.unapproved, time_lock.locked, time_lock.unlocked, app.created, app.updated, app.deleted, app.installed, app.reauthorized, app.uninstalled, custom_field.created, custom_field.updated, custom_field.deleted, tag.renamed, tag.deleted, import.created, import.completed, import.failed, import.canceled, attachment.created, attachment.updated, attachment.deleted. */
   enabled_events?: Array<EventPattern>;
   /** disabled stops deliveries; enabled resumes them (and clears disabled_reason). */
   status?: "enabled" | "disabled";
@@ -6405,6 +6831,8 @@ export interface TeamMemberCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Body of PUT /v1/team-members/{id}. */
@@ -6435,6 +6863,8 @@ export interface TeamMemberUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Query parameters of GET /v1/api-keys. */
@@ -6464,7 +6894,7 @@ export interface ApiKeyCreateParams {
   /** What the key is for. */
   name: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** When the key stops working (in the future, and no later than the calling key’s own expiry). */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6502,7 +6932,7 @@ export interface ApiKeyCreateResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6530,7 +6960,7 @@ export interface ApiKeyUpdateParams {
   /** What the key is for. */
   name?: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** A new expiry; null for never. */
   expires_at?: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6574,7 +7004,7 @@ export interface ApiKeyRollResult {
   /** The first 12 characters of the secret, for recognising it. */
   prefix: string;
   /** What the key may do: at most the scopes of the key that makes it. */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** When the key stops working; null for never. */
   expires_at: string | null;
   /** Per-key rate limits; null fields follow the server default (60 a minute, 10,000 a day, burst 100). */
@@ -6724,7 +7154,7 @@ export interface AppCreateParams {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility?: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6752,7 +7182,7 @@ export interface AppCreateResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6790,7 +7220,7 @@ export interface AppUpdateParams {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url?: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility?: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6826,7 +7256,7 @@ export interface AppRollSecretResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6851,6 +7281,26 @@ export interface AppRollSecretResult {
   webhook_secret: string;
 }
 
+/** Body of PUT /v1/apps/{id}/logo. */
+export interface AppUploadLogoParams {
+  /** The image’s type; the data must really be one. */
+  content_type: "image/png" | "image/jpeg";
+  /** The image, base64-encoded; at most 512 KB decoded. */
+  data: string;
+}
+
+/** Query parameters of GET /v1/apps/{id}/deliveries. */
+export interface AppListDeliveriesParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Only attempts in this status. */
+  status?: "pending" | "succeeded" | "failed";
+  /** Only attempts of this event. */
+  event_id?: string;
+}
+
 /** What POST /v1/apps/{id}/rotate-webhook-secret answers. */
 export interface AppRotateWebhookSecretResult {
   /** The app’s id, which is also its OAuth client_id. */
@@ -6868,7 +7318,7 @@ export interface AppRotateWebhookSecretResult {
   /** Where an opened install link sends the browser (https): the app starts the authorization from there. */
   install_url: string;
   /** The scopes the app asks for: grantable ones only (no api_keys:*, webhooks:*, apps:*, app_installs:*). */
-  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** private: only its own account may install it; public: every account of this server. */
   visibility: "private" | "public";
   /** Where the installing accounts’ events are delivered (§9’s rules); null for none. */
@@ -6898,7 +7348,7 @@ export interface AppInstallLinkCreateParams {
   /** The app to install: this account’s own, or a public one. */
   app_id: string;
   /** What the consent may grant; default the app’s scopes. */
-  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "imports:read" | "imports:write">;
+  scopes?: Array<"clients:read" | "clients:write" | "clients:delete" | "invoices:read" | "invoices:write" | "invoices:delete" | "invoices:send" | "quotes:read" | "quotes:write" | "quotes:delete" | "quotes:send" | "jobs:read" | "jobs:write" | "jobs:delete" | "requests:read" | "requests:write" | "payments:read" | "payments:write" | "events:read" | "webhooks:read" | "webhooks:write" | "account:read" | "account:write" | "team:read" | "team:write" | "api_keys:read" | "api_keys:write" | "visits:read" | "visits:write" | "visits:delete" | "schedules:read" | "schedules:write" | "catalog:read" | "catalog:write" | "recurring_invoices:read" | "recurring_invoices:write" | "availability:read" | "availability:write" | "credit_notes:read" | "credit_notes:write" | "credit_notes:delete" | "credit_notes:send" | "reports:read" | "time_entries:read" | "time_entries:write" | "time_entries:delete" | "time_entries:approve" | "apps:read" | "apps:write" | "apps:install" | "app_installs:read" | "app_installs:write" | "custom_fields:read" | "custom_fields:write" | "tags:read" | "tags:write" | "imports:read" | "imports:write" | "attachments:read" | "attachments:write" | "attachments:delete">;
   /** How long the link works, 5 to 60 minutes. */
   expires_in_minutes?: number;
 }
@@ -6991,6 +7441,8 @@ export interface ProductCreateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Body of PUT /v1/products/{id}. */
@@ -7027,6 +7479,8 @@ export interface ProductUpdateParams {
   external_id?: string | null;
   /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
   metadata?: Record<string, string>;
+  /** Values of your custom fields by key, checked against their definitions. A PUT changes only the keys it names; null clears one. */
+  custom_fields?: Record<string, unknown>;
 }
 
 /** Query parameters of GET /v1/tax-rates. */
@@ -7360,6 +7814,80 @@ export interface CustomFieldUpdateParams {
   metadata?: Record<string, string>;
 }
 
+/** Query parameters of GET /v1/tags. */
+export interface TagListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** Tags whose name starts with this (any case). */
+  q?: string;
+}
+
+/** Body and query parameters of PUT /v1/tags/{id}. */
+export interface TagRenameParams {
+  /** 1–50 characters, no comma, | or control character. Case-insensitive: the first spelling is kept. */
+  name: string;
+  /** true: a rename onto another tag’s name merges this tag into it (else 409 CONFLICT). */
+  merge?: boolean;
+}
+
+/** Query parameters of GET /v1/attachments. */
+export interface AttachmentListParams {
+  /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Sort field, prefixed with - for descending. One of: created_at, -created_at, updated_at, -updated_at. */
+  sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+  /** Only objects created at or after this instant. */
+  created_after?: string;
+  /** Only objects created before this instant. */
+  created_before?: string;
+  /** Only objects updated at or after this instant. */
+  updated_after?: string;
+  /** The kind of object the file is on. */
+  parent_type: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "invoice";
+  /** Only the files on this object. */
+  parent_id?: string;
+}
+
+/** Query parameters of POST /v1/attachments. */
+export interface AttachmentCreateParams {
+  /** The kind of object the file is on. */
+  parent_type?: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "invoice";
+  /** The object the file is on. */
+  parent_id?: string;
+  /** The file’s name (a raw upload). */
+  filename?: string;
+}
+
+/** Body of PUT /v1/attachments/{id}. */
+export interface AttachmentUpdateParams {
+  /** The file’s name (at most 255 bytes of UTF-8): without a path or controls, with the detected extension added when its own differs. */
+  filename?: string;
+  /** What the file shows, for the crew or the client. */
+  caption?: string | null;
+  /** List it on the client hub. */
+  visible_on_hub?: boolean;
+  /** Your own key-value pairs (up to 50 keys of at most 40 characters, values of at most 500 characters). */
+  metadata?: Record<string, string>;
+}
+
+/** Query parameters of GET /v1/attachments/{id}/content. */
+export interface AttachmentDownloadParams {
+  /** inline is honoured for JPEG, PNG, GIF, WebP and PDF only; every other type is an attachment. */
+  disposition?: "attachment" | "inline";
+}
+
 /** Query parameters of GET /v1/availability-exceptions. */
 export interface AvailabilityExceptionListParams {
   /** Page size, 1 to 100: the most objects a page holds (it may hold fewer while has_more is true). */
@@ -7504,11 +8032,13 @@ export interface AvailabilityListHoldsParams {
   cursor?: string;
 }
 
-/** clients: list, create, get, update, delete, getBalance. */
+/** clients: list, create, get, update, delete, addTags, removeTag, getBalance. */
 export class ClientsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List clients. Requires the scope `clients:read`. */
+  /** List clients. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `clients:read`. */
   list(params: ClientListParams = {}, options?: RequestOptions): PagePromise<Client> {
     return this.transport.list<Client>(`/v1/clients`, { ...params }, options);
   }
@@ -7533,6 +8063,20 @@ export class ClientsResource {
     return this.transport.request<DeletedObject>('DELETE', `/v1/clients/${encodeURIComponent(id)}`, {}, options);
   }
 
+  /** Add tags to a client. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `clients:write`. */
+  addTags(id: string, params: ClientAddTagsParams, options?: RequestOptions): Promise<WithResponse<Client>> {
+    return this.transport.request<Client>('POST', `/v1/clients/${encodeURIComponent(id)}/tags`, { body: params }, options);
+  }
+
+  /** Remove a tag from a client. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `clients:write`. */
+  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Client>> {
+    return this.transport.request<Client>('DELETE', `/v1/clients/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
+  }
+
   /** Get a client’s balance. Per currency: what the client owes on sent invoices, the credit it holds (unapplied payments, credit notes), and the difference.
 
 Requires the scope `reports:read`. */
@@ -7541,11 +8085,13 @@ Requires the scope `reports:read`. */
   }
 }
 
-/** properties: list, create, get, update, delete. */
+/** properties: list, create, get, update, delete, addTags, removeTag. */
 export class PropertiesResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List properties. Requires the scope `clients:read`. */
+  /** List properties. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `clients:read`. */
   list(params: PropertyListParams = {}, options?: RequestOptions): PagePromise<Property> {
     return this.transport.list<Property>(`/v1/properties`, { ...params }, options);
   }
@@ -7569,13 +8115,29 @@ export class PropertiesResource {
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/properties/${encodeURIComponent(id)}`, {}, options);
   }
+
+  /** Add tags to a property. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `clients:write`. */
+  addTags(id: string, params: PropertyAddTagsParams, options?: RequestOptions): Promise<WithResponse<Property>> {
+    return this.transport.request<Property>('POST', `/v1/properties/${encodeURIComponent(id)}/tags`, { body: params }, options);
+  }
+
+  /** Remove a tag from a property. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `clients:write`. */
+  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Property>> {
+    return this.transport.request<Property>('DELETE', `/v1/properties/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
+  }
 }
 
 /** service-requests: list, create, get, update. */
 export class ServiceRequestsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List service requests. Requires the scope `requests:read`. */
+  /** List service requests. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `requests:read`. */
   list(params: ServiceRequestListParams = {}, options?: RequestOptions): PagePromise<ServiceRequest> {
     return this.transport.list<ServiceRequest>(`/v1/service-requests`, { ...params }, options);
   }
@@ -7596,11 +8158,13 @@ export class ServiceRequestsResource {
   }
 }
 
-/** quotes: list, create, get, update, delete, send, rotateHostedLink, preview, getPdf, listDeliveries. */
+/** quotes: list, create, get, update, delete, addTags, removeTag, send, rotateHostedLink, preview, listSignatures, getSignatureDocument, getPdf, listDeliveries. */
 export class QuotesResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List quotes. Requires the scope `quotes:read`. */
+  /** List quotes. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `quotes:read`. */
   list(params: QuoteListParams = {}, options?: RequestOptions): PagePromise<Quote> {
     return this.transport.list<Quote>(`/v1/quotes`, { ...params }, options);
   }
@@ -7625,6 +8189,20 @@ export class QuotesResource {
     return this.transport.request<DeletedObject>('DELETE', `/v1/quotes/${encodeURIComponent(id)}`, {}, options);
   }
 
+  /** Add tags to a quote. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `quotes:write`. */
+  addTags(id: string, params: QuoteAddTagsParams, options?: RequestOptions): Promise<WithResponse<Quote>> {
+    return this.transport.request<Quote>('POST', `/v1/quotes/${encodeURIComponent(id)}/tags`, { body: params }, options);
+  }
+
+  /** Remove a tag from a quote. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `quotes:write`. */
+  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Quote>> {
+    return this.transport.request<Quote>('DELETE', `/v1/quotes/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
+  }
+
   /** Send a quote to its client. Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.
 
 Requires the scope `quotes:send`. */
@@ -7646,6 +8224,20 @@ Requires the scope `quotes:read`. */
     return this.transport.request<Quote>('POST', `/v1/quotes/preview`, { body: params, unkeyed: true }, options);
   }
 
+  /** List a quote’s signatures. Every signature of a hub approval of the quote, oldest first, each bound to the SHA-256 of the signed content; a revised quote’s are invalidated.
+
+Requires the scope `quotes:read`. */
+  listSignatures(id: string, params: QuoteListSignaturesParams = {}, options?: RequestOptions): PagePromise<QuoteListSignaturesItem> {
+    return this.transport.list<QuoteListSignaturesItem>(`/v1/quotes/${encodeURIComponent(id)}/signatures`, { ...params }, options);
+  }
+
+  /** Get the signed content of a signature. The RFC 8785 canonical JSON of the quote’s signed content as it was signed: the exact bytes whose SHA-256 is the signature’s document_sha256.
+
+Requires the scope `quotes:read`. */
+  getSignatureDocument(id: string, signatureId: string, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/quotes/${encodeURIComponent(id)}/signatures/${encodeURIComponent(signatureId)}/document`, {}, options, '*/*');
+  }
+
   /** Get the quote as a PDF. The PDF e-mailed with the quote, rendered from its current revision (a draft too): business and client blocks, every line, totals. The same revision always gives the same bytes and ETag; send If-None-Match for a 304. Errors are JSON envelopes.
 
 Requires the scope `quotes:read`. */
@@ -7661,11 +8253,13 @@ Requires the scope `quotes:read`. */
   }
 }
 
-/** jobs: list, create, get, update, delete, getCosting. */
+/** jobs: list, create, get, update, delete, addTags, removeTag, getCosting. */
 export class JobsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List jobs. Requires the scope `jobs:read`. */
+  /** List jobs. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `jobs:read`. */
   list(params: JobListParams = {}, options?: RequestOptions): PagePromise<Job> {
     return this.transport.list<Job>(`/v1/jobs`, { ...params }, options);
   }
@@ -7690,6 +8284,20 @@ export class JobsResource {
     return this.transport.request<DeletedObject>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`, {}, options);
   }
 
+  /** Add tags to a job. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `jobs:write`. */
+  addTags(id: string, params: JobAddTagsParams, options?: RequestOptions): Promise<WithResponse<Job>> {
+    return this.transport.request<Job>('POST', `/v1/jobs/${encodeURIComponent(id)}/tags`, { body: params }, options);
+  }
+
+  /** Remove a tag from a job. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `jobs:write`. */
+  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Job>> {
+    return this.transport.request<Job>('DELETE', `/v1/jobs/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
+  }
+
   /** A job’s costing. Labour (the job’s stopped entries: seconds, cost, billable amounts), materials (lines with a product: Σ round(quantity × unit_cost_amount)), price (subtotal), cost, profit and margin. Price and materials come from the job’s lines until it has a sent or paid invoice, then from those invoices (another currency’s are listed in excluded_invoice_ids, not converted). Needs jobs:read and time_entries:read.
 
 Requires the scope `jobs:read`. */
@@ -7698,11 +8306,11 @@ Requires the scope `jobs:read`. */
   }
 }
 
-/** visits: list, create, get, update, delete, addAssignee, removeAssignee. */
+/** visits: list, create, get, update, delete, addTags, removeTag, addAssignee, removeAssignee. */
 export class VisitsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
+  /** List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at). Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
 
 Requires the scope `visits:read`. */
   list(params: VisitListParams = {}, options?: RequestOptions): PagePromise<VisitListItem> {
@@ -7731,6 +8339,20 @@ Requires the scope `visits:write`. */
   /** Delete a visit. Requires the scope `visits:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/visits/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Add tags to a visit. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `visits:write`. */
+  addTags(id: string, params: VisitAddTagsParams, options?: RequestOptions): Promise<WithResponse<Visit>> {
+    return this.transport.request<Visit>('POST', `/v1/visits/${encodeURIComponent(id)}/tags`, { body: params }, options);
+  }
+
+  /** Remove a tag from a visit. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `visits:write`. */
+  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Visit>> {
+    return this.transport.request<Visit>('DELETE', `/v1/visits/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
   }
 
   /** Add an assignee to a visit. Adds one active team member: 201 with the visit when added (visit.reassigned), 200 when already there (no event).
@@ -7822,11 +8444,13 @@ Requires the scope `schedules:read`. */
   }
 }
 
-/** invoices: list, create, get, update, delete, send, rotateHostedLink, billTimeEntries, preview, getPdf, listDeliveries, getEinvoice, validateEinvoice. */
+/** invoices: list, create, get, update, delete, addTags, removeTag, send, rotateHostedLink, billTimeEntries, preview, getPdf, listDeliveries, getEinvoice, validateEinvoice. */
 export class InvoicesResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List invoices. Requires the scope `invoices:read`. */
+  /** List invoices. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `invoices:read`. */
   list(params: InvoiceListParams = {}, options?: RequestOptions): PagePromise<Invoice> {
     return this.transport.list<Invoice>(`/v1/invoices`, { ...params }, options);
   }
@@ -7849,6 +8473,20 @@ export class InvoicesResource {
   /** Delete an invoice. Requires the scope `invoices:delete`. */
   delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
     return this.transport.request<DeletedObject>('DELETE', `/v1/invoices/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Add tags to an invoice. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `invoices:write`. */
+  addTags(id: string, params: InvoiceAddTagsParams, options?: RequestOptions): Promise<WithResponse<Invoice>> {
+    return this.transport.request<Invoice>('POST', `/v1/invoices/${encodeURIComponent(id)}/tags`, { body: params }, options);
+  }
+
+  /** Remove a tag from an invoice. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `invoices:write`. */
+  removeTag(id: string, tag: string, options?: RequestOptions): Promise<WithResponse<Invoice>> {
+    return this.transport.request<Invoice>('DELETE', `/v1/invoices/${encodeURIComponent(id)}/tags/${encodeURIComponent(tag)}`, {}, options);
   }
 
   /** Send an invoice to its client. Assigns the number on first send, moves the document to `sent` and queues an e-mail (text, HTML and a PDF) to the client’s stored address. Allowed from `draft` and `sent` (a re-send). The response does not wait for delivery.
@@ -8322,7 +8960,9 @@ Requires the scope `account:write`. */
 export class TeamMembersResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List team members. Requires the scope `team:read`. */
+  /** List team members. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `team:read`. */
   list(params: TeamMemberListParams = {}, options?: RequestOptions): PagePromise<TeamMember> {
     return this.transport.list<TeamMember>(`/v1/team-members`, { ...params }, options);
   }
@@ -8478,7 +9118,7 @@ export class ExportsResource {
   }
 }
 
-/** apps: list, create, get, update, delete, rollSecret, rotateWebhookSecret. */
+/** apps: list, create, get, update, delete, rollSecret, uploadLogo, deleteLogo, listDeliveries, rotateWebhookSecret. */
 export class AppsResource {
   constructor(private readonly transport: Transport) {}
 
@@ -8520,6 +9160,27 @@ Requires the scope `apps:write`. */
 Requires the scope `apps:write`. */
   rollSecret(id: string, params: AppRollSecretParams = {}, options?: RequestOptions): Promise<WithResponse<AppRollSecretResult>> {
     return this.transport.request<AppRollSecretResult>('POST', `/v1/apps/${encodeURIComponent(id)}/roll-secret`, { body: params, unkeyed: true }, options);
+  }
+
+  /** Upload an app’s logo. As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.
+
+Requires the scope `apps:write`. */
+  uploadLogo(id: string, params: AppUploadLogoParams, options?: RequestOptions): Promise<WithResponse<App>> {
+    return this.transport.request<App>('PUT', `/v1/apps/${encodeURIComponent(id)}/logo`, { body: params }, options);
+  }
+
+  /** Remove an app’s logo. Answers with the app (also when it had no logo).
+
+Requires the scope `apps:write`. */
+  deleteLogo(id: string, options?: RequestOptions): Promise<WithResponse<App>> {
+    return this.transport.request<App>('DELETE', `/v1/apps/${encodeURIComponent(id)}/logo`, {}, options);
+  }
+
+  /** List an app’s webhook deliveries. The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.
+
+Requires the scope `apps:read`. */
+  listDeliveries(id: string, params: AppListDeliveriesParams = {}, options?: RequestOptions): PagePromise<AppWebhookDelivery> {
+    return this.transport.list<AppWebhookDelivery>(`/v1/apps/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
   }
 
   /** Rotate an app’s webhook secret. Answers the app with a new `webhook_secret`, shown this once.
@@ -8587,7 +9248,9 @@ Requires the scope `app_installs:write`. */
 export class ProductsResource {
   constructor(private readonly transport: Transport) {}
 
-  /** List products. Requires the scope `catalog:read`. */
+  /** List products. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `catalog:read`. */
   list(params: ProductListParams = {}, options?: RequestOptions): PagePromise<Product> {
     return this.transport.list<Product>(`/v1/products`, { ...params }, options);
   }
@@ -8759,6 +9422,80 @@ Requires the scope `custom_fields:read`. */
   }
 }
 
+/** tags: list, get, rename, delete. */
+export class TagsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List tags. The account’s tags with their counts per kind; `q` keeps those whose name starts with it.
+
+Requires the scope `tags:read`. */
+  list(params: TagListParams = {}, options?: RequestOptions): PagePromise<Tag> {
+    return this.transport.list<Tag>(`/v1/tags`, { ...params }, options);
+  }
+
+  /** Get a tag. Requires the scope `tags:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<Tag>> {
+    return this.transport.request<Tag>('GET', `/v1/tags/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Rename a tag everywhere. Every object holding the tag answers its new name at once (their updated_at stays, their ETags change). Onto another tag’s name: 409 CONFLICT, unless ?merge=true merges this tag into that one.
+
+Requires the scope `tags:write`. */
+  rename(id: string, params: TagRenameParams, options?: RequestOptions): Promise<WithResponse<Tag>> {
+    return this.transport.request<Tag>('PUT', `/v1/tags/${encodeURIComponent(id)}`, splitParams(params, ["merge"]), options);
+  }
+
+  /** Delete a tag everywhere. Takes the tag from every object holding it (their updated_at stays), then deletes it.
+
+Requires the scope `tags:write`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/tags/${encodeURIComponent(id)}`, {}, options);
+  }
+}
+
+/** attachments: list, create, get, update, delete, download. */
+export class AttachmentsResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** List attachments. Requires the scope `attachments:read`. */
+  list(params: AttachmentListParams, options?: RequestOptions): PagePromise<Attachment> {
+    return this.transport.list<Attachment>(`/v1/attachments`, { ...params }, options);
+  }
+
+  /** Upload an attachment. Uploads a file onto a client, property, service request, quote, job, visit or invoice: the one /v1 body that is not JSON.
+
+Send `multipart/form-data` with the fields `parent_type`, `parent_id` and optionally `visible_on_hub`, `caption`, `metadata` (JSON text) and `filename`, then one part `file`; or the raw bytes with their own `Content-Type` and `?parent_type=…&parent_id=…&filename=…` (`application/json` is 415).
+
+The type is detected from the bytes: JPEG, PNG, GIF, WebP, HEIC/HEIF, PDF, MP4/QuickTime, and text declared as text/plain or text/csv. Anything else (HTML, SVG, XML, scripts, archives, executables) is 422 on `file`. Location (Exif GPS, XMP exif:GPS*) is overwritten in place before storage. At most ATTACHMENT_MAX_BYTES (25 MiB): 413, also mid-stream. Needs the parent's read scope too.
+
+Requires the scope `attachments:write`. */
+  create(text: string, params: AttachmentCreateParams = {}, options?: RequestOptions): Promise<WithResponse<Attachment>> {
+    return this.transport.request<Attachment>('POST', `/v1/attachments`, { query: { ...params }, text: { body: text, contentType: 'multipart/form-data' } }, options);
+  }
+
+  /** Get an attachment. Requires the scope `attachments:read`. */
+  get(id: string, options?: RequestOptions): Promise<WithResponse<Attachment>> {
+    return this.transport.request<Attachment>('GET', `/v1/attachments/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Update an attachment (partial: absent fields are kept, null clears). Requires the scope `attachments:write`. */
+  update(id: string, params: AttachmentUpdateParams = {}, options?: RequestOptions): Promise<WithResponse<Attachment>> {
+    return this.transport.request<Attachment>('PUT', `/v1/attachments/${encodeURIComponent(id)}`, { body: params }, options);
+  }
+
+  /** Delete an attachment. Requires the scope `attachments:delete`. */
+  delete(id: string, options?: RequestOptions): Promise<WithResponse<DeletedObject>> {
+    return this.transport.request<DeletedObject>('DELETE', `/v1/attachments/${encodeURIComponent(id)}`, {}, options);
+  }
+
+  /** Download an attachment’s bytes. The stored bytes with Content-Disposition: attachment (inline on request for JPEG, PNG, GIF, WebP and PDF), X-Content-Type-Options: nosniff, Content-Security-Policy: default-src 'none' and Cache-Control: private, no-store. One byte range (Range) answers 206.
+
+Requires the scope `attachments:read`. */
+  download(id: string, params: AttachmentDownloadParams = {}, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
+    return this.transport.requestBytes('GET', `/v1/attachments/${encodeURIComponent(id)}/content`, { query: { ...params } }, options, '*/*');
+  }
+}
+
 /** availability-exceptions: list, create, get, update, delete. */
 export class AvailabilityExceptionsResource {
   constructor(private readonly transport: Transport) {}
@@ -8860,6 +9597,8 @@ export class Resources {
   readonly taxRates: TaxRatesResource;
   readonly timeEntries: TimeEntriesResource;
   readonly customFields: CustomFieldsResource;
+  readonly tags: TagsResource;
+  readonly attachments: AttachmentsResource;
   readonly availabilityExceptions: AvailabilityExceptionsResource;
   readonly availability: AvailabilityResource;
 
@@ -8893,6 +9632,8 @@ export class Resources {
     this.taxRates = new TaxRatesResource(transport);
     this.timeEntries = new TimeEntriesResource(transport);
     this.customFields = new CustomFieldsResource(transport);
+    this.tags = new TagsResource(transport);
+    this.attachments = new AttachmentsResource(transport);
     this.availabilityExceptions = new AvailabilityExceptionsResource(transport);
     this.availability = new AvailabilityResource(transport);
   }

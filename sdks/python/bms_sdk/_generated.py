@@ -21,6 +21,7 @@ __all__ = [
     "QuoteLineItem",
     "QuoteDiscount",
     "QuoteTaxBreakdown",
+    "QuoteSignature",
     "QuoteDeposit",
     "Quote",
     "JobLineItemDiscount",
@@ -191,10 +192,18 @@ __all__ = [
     "CustomFieldEventOrigin",
     "CustomFieldEventData",
     "CustomFieldEvent",
+    "TagEventActor",
+    "TagEventOrigin",
+    "TagEventData",
+    "TagEvent",
     "ImportEventActor",
     "ImportEventOrigin",
     "ImportEventData",
     "ImportEvent",
+    "AttachmentEventActor",
+    "AttachmentEventOrigin",
+    "AttachmentEventData",
+    "AttachmentEvent",
     "Event",
     "WebhookEndpoint",
     "WebhookDelivery",
@@ -207,6 +216,7 @@ __all__ = [
     "AccountBooking",
     "AccountRemindersStep",
     "AccountReminders",
+    "AccountAttachmentStorage",
     "Account",
     "TeamMemberWorkingHour",
     "TeamMember",
@@ -219,6 +229,7 @@ __all__ = [
     "AppInstallInstalledBy",
     "AppInstall",
     "AppInstallLink",
+    "AppWebhookDelivery",
     "Product",
     "TaxRate",
     "AvailabilityException",
@@ -244,6 +255,10 @@ __all__ = [
     "CustomFieldBounds",
     "CustomField",
     "CustomFieldsSchema",
+    "TagCounts",
+    "Tag",
+    "AttachmentCreatedBy",
+    "Attachment",
     "DeletedObject",
     "ClientAddressParams",
     "ClientElectronicAddressParams",
@@ -253,6 +268,7 @@ __all__ = [
     "QuoteLineItemParams",
     "QuoteDiscountParams",
     "QuoteDepositParams",
+    "QuoteListSignaturesItem",
     "JobLineItemDiscountParams",
     "JobLineItemParams",
     "JobDiscountParams",
@@ -319,7 +335,7 @@ def _quote(value: str) -> str:
 
 
 # What an endpoint's enabled_events takes: "*", a type, or "<resource>.*".
-EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "import.*"]
+EventPattern = Literal["*", "client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "attachment.created", "attachment.updated", "attachment.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*", "import.*", "attachment.*"]
 
 class ClientAddress(TypedDict):
     """ClientAddress"""
@@ -360,6 +376,7 @@ class Client(TypedDict):
     external_id: Optional[str]
     metadata: Dict[str, str]
     custom_fields: Dict[str, Any]
+    tags: List[str]
     created_at: str
     updated_at: str
 
@@ -397,6 +414,8 @@ class Property(TypedDict):
     archived: bool
     external_id: Optional[str]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
+    tags: List[str]
     created_at: str
     updated_at: str
 
@@ -410,6 +429,7 @@ class ServiceRequest(TypedDict):
     property_id: Optional[str]
     status: Literal["new", "assessed", "archived", "converted"]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
     title: str
@@ -476,6 +496,22 @@ class QuoteTaxBreakdown(TypedDict):
     tax_amount: int
 
 
+class QuoteSignature(TypedDict):
+    """Read-only: the latest signature of a hub approval (its invalidated_at set once revised); null before any."""
+
+    id: str
+    object: Literal["signature"]
+    quote_id: str
+    signer_name: str
+    signed_at: str
+    ip_address: Optional[str]
+    user_agent: Optional[str]
+    image_attachment_id: Optional[str]
+    document_sha256: str
+    invalidated_at: Optional[str]
+    invalidated_reason: Optional[str]
+
+
 class QuoteDeposit(TypedDict):
     """The deposit asked before the work (contract §23); editable while the quote is. null: none."""
 
@@ -492,8 +528,10 @@ class Quote(TypedDict):
     property_id: Optional[str]
     status: Literal["draft", "sent", "approved", "declined", "converted"]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
+    tags: List[str]
     external_id: Optional[str]
     number: Optional[str]
     request_id: Optional[str]
@@ -518,6 +556,7 @@ class Quote(TypedDict):
     declined_at: Optional[str]
     decline_reason: Optional[str]
     converted_at: Optional[str]
+    signature: Optional[QuoteSignature]
     deposit: Optional[QuoteDeposit]
     deposit_amount: int
     deposit_paid_amount: int
@@ -599,8 +638,10 @@ class Job(TypedDict):
     property_id: Optional[str]
     status: Literal["scheduled", "in_progress", "completed", "canceled"]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
+    tags: List[str]
     external_id: Optional[str]
     number: str
     quote_id: Optional[str]
@@ -668,6 +709,8 @@ class Visit(TypedDict):
     hold_id: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
+    tags: List[str]
     created_at: str
     updated_at: str
 
@@ -715,6 +758,8 @@ class _VisitListItemRequired(TypedDict):
     hold_id: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
+    tags: List[str]
     created_at: str
     updated_at: str
 
@@ -909,8 +954,10 @@ class Invoice(TypedDict):
     property_id: Optional[str]
     status: Literal["draft", "sent", "paid", "void"]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
+    tags: List[str]
     external_id: Optional[str]
     number: Optional[str]
     job_id: Optional[str]
@@ -2534,6 +2581,49 @@ class CustomFieldEvent(TypedDict):
     data: CustomFieldEventData
 
 
+class _TagEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class TagEventActor(_TagEventActorRequired, total=False):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    app_id: Optional[str]
+
+
+class TagEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
+
+
+class _TagEventDataRequired(TypedDict):
+    object: Tag
+
+
+class TagEventData(_TagEventDataRequired, total=False):
+    """TagEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class TagEvent(TypedDict):
+    """An event of type tag.renamed, tag.deleted: its data.object is the Tag."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["tag.renamed", "tag.deleted"]
+    created_at: str
+    account_id: str
+    actor: TagEventActor
+    origin: Optional[TagEventOrigin]
+    data: TagEventData
+
+
 class _ImportEventActorRequired(TypedDict):
     type: Literal["api_key", "mcp", "hub", "system", "app"]
     id: Optional[str]
@@ -2577,9 +2667,52 @@ class ImportEvent(TypedDict):
     data: ImportEventData
 
 
+class _AttachmentEventActorRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class AttachmentEventActor(_AttachmentEventActorRequired, total=False):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    app_id: Optional[str]
+
+
+class AttachmentEventOrigin(TypedDict):
+    """The change set or import the change was part of; null for a single request (§26)."""
+
+    type: Literal["change_set", "import"]
+    id: str
+
+
+class _AttachmentEventDataRequired(TypedDict):
+    object: Attachment
+
+
+class AttachmentEventData(_AttachmentEventDataRequired, total=False):
+    """AttachmentEventData"""
+
+    previous_attributes: Dict[str, Any]
+    source: Literal["hub"]
+    truncated: Literal[True]
+
+
+class AttachmentEvent(TypedDict):
+    """An event of type attachment.created, attachment.updated, attachment.deleted: its data.object is the Attachment."""
+
+    id: str
+    object: Literal["event"]
+    type: Literal["attachment.created", "attachment.updated", "attachment.deleted"]
+    created_at: str
+    account_id: str
+    actor: AttachmentEventActor
+    origin: Optional[AttachmentEventOrigin]
+    data: AttachmentEventData
+
+
 # Something that happened in the account. Kept at least 90 days. A union by the resource it is about: compare event["type"] for a typed
 # event["data"]["object"].
-Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent, AppEvent, CustomFieldEvent, ImportEvent]
+Event = Union[ClientEvent, PropertyEvent, ServiceRequestEvent, QuoteEvent, JobEvent, InvoiceEvent, PaymentEvent, DeliveryEvent, WebhookEndpointEvent, TeamMemberEvent, ApiKeyEvent, VisitEvent, VisitScheduleEvent, ProductEvent, TaxRateEvent, RecurringInvoiceEvent, AvailabilityExceptionEvent, CreditNoteEvent, TimeEntryEvent, TimeLockEvent, AppEvent, CustomFieldEvent, TagEvent, ImportEvent, AttachmentEvent]
 
 class _WebhookEndpointRequired(TypedDict):
     id: str
@@ -2705,6 +2838,13 @@ class AccountReminders(TypedDict):
     steps: List[AccountRemindersStep]
 
 
+class AccountAttachmentStorage(TypedDict):
+    """Read-only: what the account’s attachments take of its quota (docs/api-contract.md §30)."""
+
+    used_bytes: int
+    quota_bytes: int
+
+
 class Account(TypedDict):
     """The business: how its invoices and quotes present it."""
 
@@ -2741,6 +2881,7 @@ class Account(TypedDict):
     time_billing_increment_minutes: Literal[3, 6, 12, 15, 30, 60]
     time_locked_through: Optional[str]
     has_logo: bool
+    attachment_storage: AccountAttachmentStorage
     created_at: str
     updated_at: str
 
@@ -2771,6 +2912,7 @@ class TeamMember(TypedDict):
     hourly_rate_amount: Optional[int]
     external_id: Optional[str]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
 
@@ -2797,7 +2939,7 @@ class ApiKey(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRateLimits
     allowed_cidrs: List[str]
@@ -2819,7 +2961,7 @@ class App(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -2862,7 +3004,7 @@ class AppInstall(TypedDict):
     id: str
     object: Literal["app_install"]
     app: AppInstallApp
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]]
     status: Literal["active", "uninstalled"]
     rate_limits: AppInstallRateLimits
     installed_by: AppInstallInstalledBy
@@ -2880,9 +3022,27 @@ class AppInstallLink(TypedDict):
     id: str
     object: Literal["app_install_link"]
     app_id: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]]
     url: str
     expires_at: str
+
+
+class AppWebhookDelivery(TypedDict):
+    """One attempt to deliver an installing account’s event to the app’s webhook_url."""
+
+    id: str
+    object: Literal["webhook_delivery"]
+    account_id: str
+    event_id: str
+    event_type: str
+    attempt: int
+    status: Literal["pending", "succeeded", "failed"]
+    next_attempt_at: Optional[str]
+    response_status: Optional[int]
+    error: Optional[str]
+    duration_ms: Optional[int]
+    response_body: Optional[str]
+    created_at: str
 
 
 class Product(TypedDict):
@@ -2906,6 +3066,7 @@ class Product(TypedDict):
     active: bool
     external_id: Optional[str]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
     created_at: str
     updated_at: str
 
@@ -3231,6 +3392,60 @@ class CustomFieldsSchema(TypedDict):
     schema: Dict[str, Any]
 
 
+class TagCounts(TypedDict):
+    """How many objects of each kind hold the tag."""
+
+    client: int
+    property: int
+    quote: int
+    job: int
+    invoice: int
+    visit: int
+
+
+class Tag(TypedDict):
+    """A tag of the account: made by its first use, renamed or deleted everywhere at once."""
+
+    id: str
+    object: Literal["tag"]
+    name: str
+    counts: TagCounts
+    created_at: str
+    updated_at: str
+
+
+class _AttachmentCreatedByRequired(TypedDict):
+    type: Literal["api_key", "mcp", "hub", "system", "app"]
+    id: Optional[str]
+
+
+class AttachmentCreatedBy(_AttachmentCreatedByRequired, total=False):
+    """Who caused the event (docs/api-contract.md §20)."""
+
+    app_id: Optional[str]
+
+
+class Attachment(TypedDict):
+    """A file on a client, property, request, quote, job, visit or invoice."""
+
+    id: str
+    object: Literal["attachment"]
+    parent_type: Literal["client", "property", "service_request", "quote", "job", "visit", "invoice"]
+    parent_id: str
+    kind: Literal["upload", "signature", "einvoice"]
+    filename: str
+    content_type: str
+    size_bytes: int
+    sha256: str
+    visible_on_hub: bool
+    caption: Optional[str]
+    location_removed: bool
+    created_by: AttachmentCreatedBy
+    metadata: Dict[str, str]
+    created_at: str
+    updated_at: str
+
+
 class DeletedObject(TypedDict):
     """What a delete returns."""
 
@@ -3312,6 +3527,22 @@ class QuoteDepositParams(TypedDict):
     value: float
 
 
+class QuoteListSignaturesItem(TypedDict):
+    """What GET /v1/quotes/{id}/signatures answers."""
+
+    id: str
+    object: Literal["signature"]
+    quote_id: str
+    signer_name: str
+    signed_at: str
+    ip_address: Optional[str]
+    user_agent: Optional[str]
+    image_attachment_id: Optional[str]
+    document_sha256: str
+    invalidated_at: Optional[str]
+    invalidated_reason: Optional[str]
+
+
 class JobLineItemDiscountParams(TypedDict):
     """A discount before tax."""
 
@@ -3359,6 +3590,8 @@ class JobVisitParams(TypedDict, total=False):
     completion_notes: Optional[str]
     external_id: Optional[str]
     metadata: Dict[str, str]
+    custom_fields: Dict[str, Any]
+    tags: List[str]
     hold_id: str
 
 
@@ -3794,7 +4027,7 @@ class ApiKeyCreateResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyCreateResultRateLimits
     allowed_cidrs: List[str]
@@ -3837,7 +4070,7 @@ class ApiKeyRollResult(TypedDict):
     object: Literal["api_key"]
     name: str
     prefix: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]]
     expires_at: Optional[str]
     rate_limits: ApiKeyRollResultRateLimits
     allowed_cidrs: List[str]
@@ -3882,7 +4115,7 @@ class AppCreateResult(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -3906,7 +4139,7 @@ class AppRollSecretResult(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -3930,7 +4163,7 @@ class AppRotateWebhookSecretResult(TypedDict):
     website: Optional[str]
     redirect_uris: List[str]
     install_url: str
-    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]]
+    scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]]
     visibility: Literal["private", "public"]
     webhook_url: Optional[str]
     webhook_events: List[str]
@@ -3986,7 +4219,7 @@ class CustomFieldBoundsParams(TypedDict, total=False):
 
 
 class ClientsResource:
-    """clients: list, create, get, update, delete, get_balance."""
+    """clients: list, create, get, update, delete, add_tags, remove_tag, get_balance."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4001,6 +4234,8 @@ class ClientsResource:
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[str, NotGiven] = NOT_GIVEN,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         q: Union[str, NotGiven] = NOT_GIVEN,
         email: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4008,8 +4243,10 @@ class ClientsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Client]:
-        """List clients. Requires the scope `clients:read`."""
-        return cast(Page[Client], self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, q=q, email=email), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List clients. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `clients:read`."""
+        return cast(Page[Client], self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, tags_any=tags_any, tags_all=tags_all, q=q, email=email), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -4029,6 +4266,7 @@ class ClientsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4036,7 +4274,7 @@ class ClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4069,6 +4307,7 @@ class ClientsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4076,7 +4315,7 @@ class ClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4090,6 +4329,38 @@ class ClientsResource:
     ) -> DeletedObject:
         """Delete a client. Requires the scope `clients:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Client:
+        """Add tags to a client. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `clients:write`."""
+        return cast(Client, self._transport.request("POST", f"/v1/clients/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Client:
+        """Remove a tag from a client. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `clients:write`."""
+        return cast(Client, self._transport.request("DELETE", f"/v1/clients/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_balance(
         self,
@@ -4107,7 +4378,7 @@ Requires the scope `reports:read`."""
 
 
 class PropertiesResource:
-    """properties: list, create, get, update, delete."""
+    """properties: list, create, get, update, delete, add_tags, remove_tag."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4115,6 +4386,8 @@ class PropertiesResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
@@ -4131,8 +4404,10 @@ class PropertiesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Property]:
-        """List properties. Requires the scope `clients:read`."""
-        return cast(Page[Property], self._transport.list("/v1/properties", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List properties. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `clients:read`."""
+        return cast(Page[Property], self._transport.list("/v1/properties", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -4147,6 +4422,8 @@ class PropertiesResource:
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4154,7 +4431,7 @@ class PropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Create a property. Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4182,6 +4459,8 @@ class PropertiesResource:
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4189,7 +4468,7 @@ class PropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4203,6 +4482,38 @@ class PropertiesResource:
     ) -> DeletedObject:
         """Delete a property. Requires the scope `clients:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/properties/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Add tags to a property. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `clients:write`."""
+        return cast(Property, self._transport.request("POST", f"/v1/properties/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Remove a tag from a property. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `clients:write`."""
+        return cast(Property, self._transport.request("DELETE", f"/v1/properties/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class ServiceRequestsResource:
@@ -4227,7 +4538,9 @@ class ServiceRequestsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[ServiceRequest]:
-        """List service requests. Requires the scope `requests:read`."""
+        """List service requests. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `requests:read`."""
         return cast(Page[ServiceRequest], self._transport.list("/v1/service-requests", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
@@ -4240,6 +4553,7 @@ class ServiceRequestsResource:
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4247,7 +4561,7 @@ class ServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Create a service request. Requires the scope `requests:write`."""
-        return cast(ServiceRequest, self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4273,6 +4587,7 @@ class ServiceRequestsResource:
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["new", "assessed", "archived"], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4280,11 +4595,11 @@ class ServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Update a service request (partial: absent fields are kept, null clears). Requires the scope `requests:write`."""
-        return cast(ServiceRequest, self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class QuotesResource:
-    """quotes: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, preview, list_signatures, get_signature_document, get_pdf, list_deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4292,6 +4607,8 @@ class QuotesResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number"], NotGiven] = NOT_GIVEN,
@@ -4307,8 +4624,10 @@ class QuotesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Quote]:
-        """List quotes. Requires the scope `quotes:read`."""
-        return cast(Page[Quote], self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List quotes. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `quotes:read`."""
+        return cast(Page[Quote], self._transport.list("/v1/quotes", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -4327,6 +4646,8 @@ class QuotesResource:
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -4334,7 +4655,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4365,6 +4686,8 @@ class QuotesResource:
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "approved", "declined"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4373,7 +4696,7 @@ class QuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4387,6 +4710,38 @@ class QuotesResource:
     ) -> DeletedObject:
         """Delete a quote. Requires the scope `quotes:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/quotes/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Quote:
+        """Add tags to a quote. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `quotes:write`."""
+        return cast(Quote, self._transport.request("POST", f"/v1/quotes/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Quote:
+        """Remove a tag from a quote. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `quotes:write`."""
+        return cast(Quote, self._transport.request("DELETE", f"/v1/quotes/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def send(
         self,
@@ -4436,6 +4791,8 @@ Requires the scope `quotes:write`."""
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -4444,7 +4801,38 @@ Requires the scope `quotes:write`."""
         """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `quotes:read`."""
-        return cast(Quote, self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_signatures(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[QuoteListSignaturesItem]:
+        """List a quote’s signatures. Every signature of a hub approval of the quote, oldest first, each bound to the SHA-256 of the signed content; a revised quote’s are invalidated.
+
+Requires the scope `quotes:read`."""
+        return cast(Page[QuoteListSignaturesItem], self._transport.list(f"/v1/quotes/{_quote(id)}/signatures", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_signature_document(
+        self,
+        id: str,
+        signature_id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the signed content of a signature. The RFC 8785 canonical JSON of the quote’s signed content as it was signed: the exact bytes whose SHA-256 is the signature’s document_sha256.
+
+Requires the scope `quotes:read`."""
+        return cast(bytes, self._transport.request("GET", f"/v1/quotes/{_quote(id)}/signatures/{_quote(signature_id)}/document", accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -4479,7 +4867,7 @@ Requires the scope `quotes:read`."""
 
 
 class JobsResource:
-    """jobs: list, create, get, update, delete, get_costing."""
+    """jobs: list, create, get, update, delete, add_tags, remove_tag, get_costing."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4487,6 +4875,8 @@ class JobsResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "scheduled_start", "-scheduled_start"], NotGiven] = NOT_GIVEN,
@@ -4505,8 +4895,10 @@ class JobsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Job]:
-        """List jobs. Requires the scope `jobs:read`."""
-        return cast(Page[Job], self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List jobs. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `jobs:read`."""
+        return cast(Page[Job], self._transport.list("/v1/jobs", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     def create(
@@ -4527,6 +4919,8 @@ class JobsResource:
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4554,6 +4948,8 @@ class JobsResource:
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4580,6 +4976,8 @@ class JobsResource:
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4588,7 +4986,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, custom_fields=custom_fields, tags=tags, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4619,6 +5017,8 @@ class JobsResource:
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["scheduled", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -4627,7 +5027,7 @@ class JobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4641,6 +5041,38 @@ class JobsResource:
     ) -> DeletedObject:
         """Delete a job. Requires the scope `jobs:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Job:
+        """Add tags to a job. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `jobs:write`."""
+        return cast(Job, self._transport.request("POST", f"/v1/jobs/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Job:
+        """Remove a tag from a job. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `jobs:write`."""
+        return cast(Job, self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_costing(
         self,
@@ -4658,7 +5090,7 @@ Requires the scope `jobs:read`."""
 
 
 class VisitsResource:
-    """visits: list, create, get, update, delete, add_assignee, remove_assignee."""
+    """visits: list, create, get, update, delete, add_tags, remove_tag, add_assignee, remove_assignee."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4666,6 +5098,8 @@ class VisitsResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "start_at"], NotGiven] = NOT_GIVEN,
@@ -4693,10 +5127,10 @@ class VisitsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[VisitListItem]:
-        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
+        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at). Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
 
 Requires the scope `visits:read`."""
-        return cast(Page[VisitListItem], self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Page[VisitListItem], self._transport.list("/v1/visits", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
         self,
@@ -4718,6 +5152,8 @@ Requires the scope `visits:read`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         hold_id: Union[str, NotGiven] = NOT_GIVEN,
         on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
@@ -4729,7 +5165,7 @@ Requires the scope `visits:read`."""
         """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details). With hold_id (an availability hold of this key) it takes the hold’s time, zone and crew: 409 INVALID_STATE for a spent, released or expired hold, 409 CONFLICT when the time was taken meanwhile.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -4763,6 +5199,8 @@ Requires the scope `visits:write`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
         en_route_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         started_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -4779,7 +5217,7 @@ Requires the scope `visits:write`."""
         """Update a visit (partial: absent fields are kept, null clears). Changes its time (one form; every time field null unschedules), status (one move, stamping its *_at, which may be back-dated), assignees (the list replaced) or other fields. One event per change.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -4793,6 +5231,38 @@ Requires the scope `visits:write`."""
     ) -> DeletedObject:
         """Delete a visit. Requires the scope `visits:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/visits/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Add tags to a visit. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `visits:write`."""
+        return cast(Visit, self._transport.request("POST", f"/v1/visits/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Remove a tag from a visit. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `visits:write`."""
+        return cast(Visit, self._transport.request("DELETE", f"/v1/visits/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def add_assignee(
         self,
@@ -5022,7 +5492,7 @@ Requires the scope `schedules:read`."""
 
 
 class InvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
+    """invoices: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -5030,6 +5500,8 @@ class InvoicesResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number", "due_date", "-due_date"], NotGiven] = NOT_GIVEN,
@@ -5050,8 +5522,10 @@ class InvoicesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Invoice]:
-        """List invoices. Requires the scope `invoices:read`."""
-        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List invoices. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `invoices:read`."""
+        return cast(Page[Invoice], self._transport.list("/v1/invoices", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     def create(
@@ -5076,6 +5550,8 @@ class InvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5106,6 +5582,8 @@ class InvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5136,6 +5614,8 @@ class InvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5165,6 +5645,8 @@ class InvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -5172,7 +5654,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -5207,6 +5689,8 @@ class InvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "paid", "void"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -5215,7 +5699,7 @@ class InvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -5229,6 +5713,38 @@ class InvoicesResource:
     ) -> DeletedObject:
         """Delete an invoice. Requires the scope `invoices:delete`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/invoices/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Add tags to an invoice. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `invoices:write`."""
+        return cast(Invoice, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Remove a tag from an invoice. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `invoices:write`."""
+        return cast(Invoice, self._transport.request("DELETE", f"/v1/invoices/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def send(
         self,
@@ -5338,6 +5854,8 @@ Requires the scope `invoices:write`."""
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5367,6 +5885,8 @@ Requires the scope `invoices:write`."""
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5396,6 +5916,8 @@ Requires the scope `invoices:write`."""
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5424,6 +5946,8 @@ Requires the scope `invoices:write`."""
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -5432,7 +5956,7 @@ Requires the scope `invoices:write`."""
         """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `invoices:read`."""
-        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, custom_fields=custom_fields, tags=tags), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -6351,7 +6875,7 @@ class EventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "import.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "import.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "attachment.created", "attachment.updated", "attachment.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*", "import.*", "attachment.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "attachment.created", "attachment.updated", "attachment.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*", "import.*", "attachment.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -6661,7 +7185,9 @@ class TeamMembersResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[TeamMember]:
-        """List team members. Requires the scope `team:read`."""
+        """List team members. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `team:read`."""
         return cast(Page[TeamMember], self._transport.list("/v1/team-members", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, role=role, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
@@ -6680,6 +7206,7 @@ class TeamMembersResource:
         hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -6687,7 +7214,7 @@ class TeamMembersResource:
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Create a team member. Requires the scope `team:write`."""
-        return cast(TeamMember, self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -6718,6 +7245,7 @@ class TeamMembersResource:
         hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -6725,7 +7253,7 @@ class TeamMembersResource:
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
-        return cast(TeamMember, self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -6768,7 +7296,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -6799,7 +7327,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -7041,7 +7569,7 @@ class ExportsResource:
 
 
 class AppsResource:
-    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
+    """apps: list, create, get, update, delete, roll_secret, upload_logo, delete_logo, list_deliveries, rotate_webhook_secret."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -7067,7 +7595,7 @@ Requires the scope `apps:read`."""
         name: str,
         redirect_uris: List[str],
         install_url: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]],
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
@@ -7106,7 +7634,7 @@ Requires the scope `apps:write`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
         install_url: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]], NotGiven] = NOT_GIVEN,
         visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
         webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
         webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -7153,6 +7681,56 @@ Requires the scope `apps:write`."""
 Requires the scope `apps:write`."""
         return cast(AppRollSecretResult, self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
+    def upload_logo(
+        self,
+        id: str,
+        *,
+        content_type: Literal["image/png", "image/jpeg"],
+        data: str,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Upload an app’s logo. As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.
+
+Requires the scope `apps:write`."""
+        return cast(App, self._transport.request("PUT", f"/v1/apps/{_quote(id)}/logo", body=_given(content_type=content_type, data=data), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete_logo(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Remove an app’s logo. Answers with the app (also when it had no logo).
+
+Requires the scope `apps:write`."""
+        return cast(App, self._transport.request("DELETE", f"/v1/apps/{_quote(id)}/logo", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_deliveries(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Literal["pending", "succeeded", "failed"], NotGiven] = NOT_GIVEN,
+        event_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[AppWebhookDelivery]:
+        """List an app’s webhook deliveries. The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.
+
+Requires the scope `apps:read`."""
+        return cast(Page[AppWebhookDelivery], self._transport.list(f"/v1/apps/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
     def rotate_webhook_secret(
         self,
         id: str,
@@ -7178,7 +7756,7 @@ class AppInstallLinksResource:
         self,
         *,
         app_id: str,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]], NotGiven] = NOT_GIVEN,
         expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -7306,7 +7884,9 @@ class ProductsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> Page[Product]:
-        """List products. Requires the scope `catalog:read`."""
+        """List products. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `catalog:read`."""
         return cast(Page[Product], self._transport.list("/v1/products", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, type=type, code=code, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def create(
@@ -7328,6 +7908,7 @@ class ProductsResource:
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -7335,7 +7916,7 @@ class ProductsResource:
         max_retries: Optional[int] = None,
     ) -> Product:
         """Create a product. Requires the scope `catalog:write`."""
-        return cast(Product, self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -7369,6 +7950,7 @@ class ProductsResource:
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -7376,7 +7958,7 @@ class ProductsResource:
         max_retries: Optional[int] = None,
     ) -> Product:
         """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(Product, self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def delete(
         self,
@@ -7821,6 +8403,182 @@ Requires the scope `custom_fields:read`."""
         return cast(DeletedObject, self._transport.request("DELETE", f"/v1/custom-fields/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class TagsResource:
+    """tags: list, get, rename, delete."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Tag]:
+        """List tags. The account’s tags with their counts per kind; `q` keeps those whose name starts with it.
+
+Requires the scope `tags:read`."""
+        return cast(Page[Tag], self._transport.list("/v1/tags", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Tag:
+        """Get a tag. Requires the scope `tags:read`."""
+        return cast(Tag, self._transport.request("GET", f"/v1/tags/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def rename(
+        self,
+        id: str,
+        *,
+        name: str,
+        merge: Union[bool, NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Tag:
+        """Rename a tag everywhere. Every object holding the tag answers its new name at once (their updated_at stays, their ETags change). Onto another tag’s name: 409 CONFLICT, unless ?merge=true merges this tag into that one.
+
+Requires the scope `tags:write`."""
+        return cast(Tag, self._transport.request("PUT", f"/v1/tags/{_quote(id)}", body=_given(name=name), query=_given(merge=merge), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a tag everywhere. Takes the tag from every object holding it (their updated_at stays), then deletes it.
+
+Requires the scope `tags:write`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/tags/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AttachmentsResource:
+    """attachments: list, create, get, update, delete, download."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        parent_type: Literal["client", "property", "service_request", "quote", "job", "visit", "invoice"],
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        parent_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Page[Attachment]:
+        """List attachments. Requires the scope `attachments:read`."""
+        return cast(Page[Attachment], self._transport.list("/v1/attachments", _given(parent_type=parent_type, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, parent_id=parent_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def create(
+        self,
+        text: str,
+        *,
+        parent_type: Union[Literal["client", "property", "service_request", "quote", "job", "visit", "invoice"], NotGiven] = NOT_GIVEN,
+        parent_id: Union[str, NotGiven] = NOT_GIVEN,
+        filename: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Attachment:
+        """Upload an attachment. Uploads a file onto a client, property, service request, quote, job, visit or invoice: the one /v1 body that is not JSON.
+
+Send `multipart/form-data` with the fields `parent_type`, `parent_id` and optionally `visible_on_hub`, `caption`, `metadata` (JSON text) and `filename`, then one part `file`; or the raw bytes with their own `Content-Type` and `?parent_type=…&parent_id=…&filename=…` (`application/json` is 415).
+
+The type is detected from the bytes: JPEG, PNG, GIF, WebP, HEIC/HEIF, PDF, MP4/QuickTime, and text declared as text/plain or text/csv. Anything else (HTML, SVG, XML, scripts, archives, executables) is 422 on `file`. Location (Exif GPS, XMP exif:GPS*) is overwritten in place before storage. At most ATTACHMENT_MAX_BYTES (25 MiB): 413, also mid-stream. Needs the parent's read scope too.
+
+Requires the scope `attachments:write`."""
+        return cast(Attachment, self._transport.request("POST", "/v1/attachments", text=(text, "multipart/form-data"), query=_given(parent_type=parent_type, parent_id=parent_id, filename=filename), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Attachment:
+        """Get an attachment. Requires the scope `attachments:read`."""
+        return cast(Attachment, self._transport.request("GET", f"/v1/attachments/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def update(
+        self,
+        id: str,
+        *,
+        filename: Union[str, NotGiven] = NOT_GIVEN,
+        caption: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        visible_on_hub: Union[bool, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Attachment:
+        """Update an attachment (partial: absent fields are kept, null clears). Requires the scope `attachments:write`."""
+        return cast(Attachment, self._transport.request("PUT", f"/v1/attachments/{_quote(id)}", body=_given(filename=filename, caption=caption, visible_on_hub=visible_on_hub, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete an attachment. Requires the scope `attachments:delete`."""
+        return cast(DeletedObject, self._transport.request("DELETE", f"/v1/attachments/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def download(
+        self,
+        id: str,
+        *,
+        disposition: Union[Literal["attachment", "inline"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Download an attachment’s bytes. The stored bytes with Content-Disposition: attachment (inline on request for JPEG, PNG, GIF, WebP and PDF), X-Content-Type-Options: nosniff, Content-Security-Policy: default-src 'none' and Cache-Control: private, no-store. One byte range (Range) answers 206.
+
+Requires the scope `attachments:read`."""
+        return cast(bytes, self._transport.request("GET", f"/v1/attachments/{_quote(id)}/content", query=_given(disposition=disposition), accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -8059,12 +8817,14 @@ class Resources:
         self.tax_rates = TaxRatesResource(transport)
         self.time_entries = TimeEntriesResource(transport)
         self.custom_fields = CustomFieldsResource(transport)
+        self.tags = TagsResource(transport)
+        self.attachments = AttachmentsResource(transport)
         self.availability_exceptions = AvailabilityExceptionsResource(transport)
         self.availability = AvailabilityResource(transport)
 
 
 class AsyncClientsResource:
-    """clients: list, create, get, update, delete, get_balance."""
+    """clients: list, create, get, update, delete, add_tags, remove_tag, get_balance."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8079,6 +8839,8 @@ class AsyncClientsResource:
         created_before: Union[str, NotGiven] = NOT_GIVEN,
         updated_after: Union[str, NotGiven] = NOT_GIVEN,
         external_id: Union[str, NotGiven] = NOT_GIVEN,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         q: Union[str, NotGiven] = NOT_GIVEN,
         email: Union[str, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8086,8 +8848,10 @@ class AsyncClientsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Client]:
-        """List clients. Requires the scope `clients:read`."""
-        return AsyncPagePromise[Client](lambda: self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, q=q, email=email), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List clients. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `clients:read`."""
+        return AsyncPagePromise[Client](lambda: self._transport.list("/v1/clients", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, tags_any=tags_any, tags_all=tags_all, q=q, email=email), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -8107,6 +8871,7 @@ class AsyncClientsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8114,7 +8879,7 @@ class AsyncClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Create a client. Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("POST", "/v1/clients", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8147,6 +8912,7 @@ class AsyncClientsResource:
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
         custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8154,7 +8920,7 @@ class AsyncClientsResource:
         max_retries: Optional[int] = None,
     ) -> Client:
         """Update a client (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Client, await self._transport.request("PUT", f"/v1/clients/{_quote(id)}", body=_given(name=name, email=email, phone=phone, company_name=company_name, address=address, notes=notes, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, buyer_reference=buyer_reference, einvoice_format=einvoice_format, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8168,6 +8934,38 @@ class AsyncClientsResource:
     ) -> DeletedObject:
         """Delete a client. Requires the scope `clients:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/clients/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Client:
+        """Add tags to a client. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `clients:write`."""
+        return cast(Client, await self._transport.request("POST", f"/v1/clients/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Client:
+        """Remove a tag from a client. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `clients:write`."""
+        return cast(Client, await self._transport.request("DELETE", f"/v1/clients/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_balance(
         self,
@@ -8185,7 +8983,7 @@ Requires the scope `reports:read`."""
 
 
 class AsyncPropertiesResource:
-    """properties: list, create, get, update, delete."""
+    """properties: list, create, get, update, delete, add_tags, remove_tag."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8193,6 +8991,8 @@ class AsyncPropertiesResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
@@ -8209,8 +9009,10 @@ class AsyncPropertiesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Property]:
-        """List properties. Requires the scope `clients:read`."""
-        return AsyncPagePromise[Property](lambda: self._transport.list("/v1/properties", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List properties. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `clients:read`."""
+        return AsyncPagePromise[Property](lambda: self._transport.list("/v1/properties", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, q=q, postal_code=postal_code, archived=archived, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -8225,6 +9027,8 @@ class AsyncPropertiesResource:
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8232,7 +9036,7 @@ class AsyncPropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Create a property. Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, await self._transport.request("POST", "/v1/properties", body=_given(client_id=client_id, address=address, name=name, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8260,6 +9064,8 @@ class AsyncPropertiesResource:
         archived: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8267,7 +9073,7 @@ class AsyncPropertiesResource:
         max_retries: Optional[int] = None,
     ) -> Property:
         """Update a property (partial: absent fields are kept, null clears). Requires the scope `clients:write`."""
-        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Property, await self._transport.request("PUT", f"/v1/properties/{_quote(id)}", body=_given(client_id=client_id, name=name, address=address, timezone=timezone, location=location, access_notes=access_notes, default_tax_rate_ids=default_tax_rate_ids, archived=archived, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8281,6 +9087,38 @@ class AsyncPropertiesResource:
     ) -> DeletedObject:
         """Delete a property. Requires the scope `clients:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/properties/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Add tags to a property. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `clients:write`."""
+        return cast(Property, await self._transport.request("POST", f"/v1/properties/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Property:
+        """Remove a tag from a property. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `clients:write`."""
+        return cast(Property, await self._transport.request("DELETE", f"/v1/properties/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncServiceRequestsResource:
@@ -8305,7 +9143,9 @@ class AsyncServiceRequestsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[ServiceRequest]:
-        """List service requests. Requires the scope `requests:read`."""
+        """List service requests. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `requests:read`."""
         return AsyncPagePromise[ServiceRequest](lambda: self._transport.list("/v1/service-requests", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, client_id=client_id, status=status), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
@@ -8318,6 +9158,7 @@ class AsyncServiceRequestsResource:
         source: Union[Literal["phone", "email", "web", "in_person", "other"], NotGiven] = NOT_GIVEN,
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8325,7 +9166,7 @@ class AsyncServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Create a service request. Requires the scope `requests:write`."""
-        return cast(ServiceRequest, await self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, await self._transport.request("POST", "/v1/service-requests", body=_given(client_id=client_id, title=title, property_id=property_id, description=description, source=source, preferred_date=preferred_date, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8351,6 +9192,7 @@ class AsyncServiceRequestsResource:
         preferred_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["new", "assessed", "archived"], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8358,11 +9200,11 @@ class AsyncServiceRequestsResource:
         max_retries: Optional[int] = None,
     ) -> ServiceRequest:
         """Update a service request (partial: absent fields are kept, null clears). Requires the scope `requests:write`."""
-        return cast(ServiceRequest, await self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(ServiceRequest, await self._transport.request("PUT", f"/v1/service-requests/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, description=description, source=source, preferred_date=preferred_date, status=status, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncQuotesResource:
-    """quotes: list, create, get, update, delete, send, rotate_hosted_link, preview, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, preview, list_signatures, get_signature_document, get_pdf, list_deliveries."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8370,6 +9212,8 @@ class AsyncQuotesResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number"], NotGiven] = NOT_GIVEN,
@@ -8385,8 +9229,10 @@ class AsyncQuotesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Quote]:
-        """List quotes. Requires the scope `quotes:read`."""
-        return AsyncPagePromise[Quote](lambda: self._transport.list("/v1/quotes", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List quotes. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `quotes:read`."""
+        return AsyncPagePromise[Quote](lambda: self._transport.list("/v1/quotes", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -8405,6 +9251,8 @@ class AsyncQuotesResource:
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -8412,7 +9260,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Create a quote. Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8443,6 +9291,8 @@ class AsyncQuotesResource:
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "approved", "declined"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8451,7 +9301,7 @@ class AsyncQuotesResource:
         max_retries: Optional[int] = None,
     ) -> Quote:
         """Update a quote (partial: absent fields are kept, null clears). Requires the scope `quotes:write`."""
-        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("PUT", f"/v1/quotes/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8465,6 +9315,38 @@ class AsyncQuotesResource:
     ) -> DeletedObject:
         """Delete a quote. Requires the scope `quotes:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/quotes/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Quote:
+        """Add tags to a quote. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `quotes:write`."""
+        return cast(Quote, await self._transport.request("POST", f"/v1/quotes/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Quote:
+        """Remove a tag from a quote. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `quotes:write`."""
+        return cast(Quote, await self._transport.request("DELETE", f"/v1/quotes/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def send(
         self,
@@ -8514,6 +9396,8 @@ Requires the scope `quotes:write`."""
         valid_until: Union[Optional[str], NotGiven] = NOT_GIVEN,
         deposit: Union[Optional[QuoteDepositParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -8522,7 +9406,38 @@ Requires the scope `quotes:write`."""
         """Preview a quote: its figures, nothing stored. The body of POST /v1/quotes, answered with the quote exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `quotes:read`."""
-        return cast(Quote, await self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Quote, await self._transport.request("POST", "/v1/quotes/preview", body=_given(client_id=client_id, property_id=property_id, request_id=request_id, external_id=external_id, title=title, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, valid_until=valid_until, deposit=deposit, metadata=metadata, custom_fields=custom_fields, tags=tags), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_signatures(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[QuoteListSignaturesItem]:
+        """List a quote’s signatures. Every signature of a hub approval of the quote, oldest first, each bound to the SHA-256 of the signed content; a revised quote’s are invalidated.
+
+Requires the scope `quotes:read`."""
+        return AsyncPagePromise[QuoteListSignaturesItem](lambda: self._transport.list(f"/v1/quotes/{_quote(id)}/signatures", _given(limit=limit, cursor=cursor), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_signature_document(
+        self,
+        id: str,
+        signature_id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Get the signed content of a signature. The RFC 8785 canonical JSON of the quote’s signed content as it was signed: the exact bytes whose SHA-256 is the signature’s document_sha256.
+
+Requires the scope `quotes:read`."""
+        return cast(bytes, await self._transport.request("GET", f"/v1/quotes/{_quote(id)}/signatures/{_quote(signature_id)}/document", accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -8557,7 +9472,7 @@ Requires the scope `quotes:read`."""
 
 
 class AsyncJobsResource:
-    """jobs: list, create, get, update, delete, get_costing."""
+    """jobs: list, create, get, update, delete, add_tags, remove_tag, get_costing."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8565,6 +9480,8 @@ class AsyncJobsResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "scheduled_start", "-scheduled_start"], NotGiven] = NOT_GIVEN,
@@ -8583,8 +9500,10 @@ class AsyncJobsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Job]:
-        """List jobs. Requires the scope `jobs:read`."""
-        return AsyncPagePromise[Job](lambda: self._transport.list("/v1/jobs", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List jobs. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `jobs:read`."""
+        return AsyncPagePromise[Job](lambda: self._transport.list("/v1/jobs", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, request_id=request_id, quote_id=quote_id, scheduled_from=scheduled_from, scheduled_to=scheduled_to), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     async def create(
@@ -8605,6 +9524,8 @@ class AsyncJobsResource:
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8632,6 +9553,8 @@ class AsyncJobsResource:
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8658,6 +9581,8 @@ class AsyncJobsResource:
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         visits: Union[List[JobVisitParams], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8666,7 +9591,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Create a job. Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("POST", "/v1/jobs", body=_given(client_id=client_id, quote_id=quote_id, request_id=request_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, custom_fields=custom_fields, tags=tags, visits=visits), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8697,6 +9622,8 @@ class AsyncJobsResource:
         scheduled_start: Union[Optional[str], NotGiven] = NOT_GIVEN,
         scheduled_end: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["scheduled", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8705,7 +9632,7 @@ class AsyncJobsResource:
         max_retries: Optional[int] = None,
     ) -> Job:
         """Update a job (partial: absent fields are kept, null clears). Requires the scope `jobs:write`."""
-        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Job, await self._transport.request("PUT", f"/v1/jobs/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, title=title, external_id=external_id, description=description, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, scheduled_start=scheduled_start, scheduled_end=scheduled_end, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8719,6 +9646,38 @@ class AsyncJobsResource:
     ) -> DeletedObject:
         """Delete a job. Requires the scope `jobs:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Job:
+        """Add tags to a job. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `jobs:write`."""
+        return cast(Job, await self._transport.request("POST", f"/v1/jobs/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Job:
+        """Remove a tag from a job. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `jobs:write`."""
+        return cast(Job, await self._transport.request("DELETE", f"/v1/jobs/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_costing(
         self,
@@ -8736,7 +9695,7 @@ Requires the scope `jobs:read`."""
 
 
 class AsyncVisitsResource:
-    """visits: list, create, get, update, delete, add_assignee, remove_assignee."""
+    """visits: list, create, get, update, delete, add_tags, remove_tag, add_assignee, remove_assignee."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -8744,6 +9703,8 @@ class AsyncVisitsResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "start_at"], NotGiven] = NOT_GIVEN,
@@ -8771,10 +9732,10 @@ class AsyncVisitsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[VisitListItem]:
-        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at).
+        """List visits, or a calendar window. With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at). Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
 
 Requires the scope `visits:read`."""
-        return AsyncPagePromise[VisitListItem](lambda: self._transport.list("/v1/visits", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return AsyncPagePromise[VisitListItem](lambda: self._transport.list("/v1/visits", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, to=to, from_date=from_date, to_date=to_date, timezone=timezone, assignee_id=assignee_id, unassigned=unassigned, job_id=job_id, client_id=client_id, property_id=property_id, schedule_id=schedule_id, status=status, late=late, external_id=external_id, include=include, include_projected=include_projected, **{"from": from_}), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
         self,
@@ -8796,6 +9757,8 @@ Requires the scope `visits:read`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         hold_id: Union[str, NotGiven] = NOT_GIVEN,
         on_conflict: Union[Literal["allow", "reject"], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
@@ -8807,7 +9770,7 @@ Requires the scope `visits:read`."""
         """Create a visit. Of a job that is not completed or canceled (409 otherwise). With no time it is unscheduled. ?on_conflict=reject refuses an overlap with another visit of an assignee (409 CONFLICT, the overlaps in details). With hold_id (an availability hold of this key) it takes the hold’s time, zone and crew: 409 INVALID_STATE for a spent, released or expired hold, 409 CONFLICT when the time was taken meanwhile.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, await self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, await self._transport.request("POST", "/v1/visits", body=_given(job_id=job_id, title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags, hold_id=hold_id), query=_given(on_conflict=on_conflict), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -8841,6 +9804,8 @@ Requires the scope `visits:write`."""
         completion_notes: Union[Optional[str], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["unscheduled", "scheduled", "en_route", "in_progress", "completed", "canceled"], NotGiven] = NOT_GIVEN,
         en_route_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         started_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
@@ -8857,7 +9822,7 @@ Requires the scope `visits:write`."""
         """Update a visit (partial: absent fields are kept, null clears). Changes its time (one form; every time field null unschedules), status (one move, stamping its *_at, which may be back-dated), assignees (the list replaced) or other fields. One event per change.
 
 Requires the scope `visits:write`."""
-        return cast(Visit, await self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Visit, await self._transport.request("PUT", f"/v1/visits/{_quote(id)}", body=_given(title=title, instructions=instructions, all_day=all_day, timezone=timezone, start_at=start_at, end_at=end_at, local_start=local_start, local_end=local_end, duration_minutes=duration_minutes, start_date=start_date, end_date=end_date, arrival_window_minutes=arrival_window_minutes, assignee_ids=assignee_ids, completion_notes=completion_notes, external_id=external_id, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status, en_route_at=en_route_at, started_at=started_at, completed_at=completed_at, canceled_at=canceled_at, cancel_reason=cancel_reason), query=_given(on_conflict=on_conflict), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -8871,6 +9836,38 @@ Requires the scope `visits:write`."""
     ) -> DeletedObject:
         """Delete a visit. Requires the scope `visits:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/visits/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Add tags to a visit. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `visits:write`."""
+        return cast(Visit, await self._transport.request("POST", f"/v1/visits/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Visit:
+        """Remove a tag from a visit. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `visits:write`."""
+        return cast(Visit, await self._transport.request("DELETE", f"/v1/visits/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def add_assignee(
         self,
@@ -9100,7 +10097,7 @@ Requires the scope `schedules:read`."""
 
 
 class AsyncInvoicesResource:
-    """invoices: list, create, get, update, delete, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
+    """invoices: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, bill_time_entries, preview, get_pdf, list_deliveries, get_einvoice, validate_einvoice."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -9108,6 +10105,8 @@ class AsyncInvoicesResource:
     def list(
         self,
         *,
+        tags_any: Union[str, NotGiven] = NOT_GIVEN,
+        tags_all: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at", "number", "-number", "due_date", "-due_date"], NotGiven] = NOT_GIVEN,
@@ -9128,8 +10127,10 @@ class AsyncInvoicesResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Invoice]:
-        """List invoices. Requires the scope `invoices:read`."""
-        return AsyncPagePromise[Invoice](lambda: self._transport.list("/v1/invoices", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        """List invoices. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `invoices:read`."""
+        return AsyncPagePromise[Invoice](lambda: self._transport.list("/v1/invoices", _given(tags_any=tags_any, tags_all=tags_all, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, external_id=external_id, client_id=client_id, status=status, overdue=overdue, due_before=due_before, due_after=due_after, quote_id=quote_id, job_id=job_id, recurring_invoice_id=recurring_invoice_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     @overload
     async def create(
@@ -9154,6 +10155,8 @@ class AsyncInvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -9184,6 +10187,8 @@ class AsyncInvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -9214,6 +10219,8 @@ class AsyncInvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -9243,6 +10250,8 @@ class AsyncInvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -9250,7 +10259,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Create an invoice. Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, custom_fields=custom_fields, tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -9285,6 +10294,8 @@ class AsyncInvoicesResource:
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         status: Union[Literal["draft", "sent", "paid", "void"], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -9293,7 +10304,7 @@ class AsyncInvoicesResource:
         max_retries: Optional[int] = None,
     ) -> Invoice:
         """Update an invoice (partial: absent fields are kept, null clears). Requires the scope `invoices:write`."""
-        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("PUT", f"/v1/invoices/{_quote(id)}", body=_given(client_id=client_id, property_id=property_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, custom_fields=custom_fields, tags=tags, status=status), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -9307,6 +10318,38 @@ class AsyncInvoicesResource:
     ) -> DeletedObject:
         """Delete an invoice. Requires the scope `invoices:delete`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/invoices/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def add_tags(
+        self,
+        id: str,
+        *,
+        tags: List[str],
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Add tags to an invoice. Adds the tags the object does not hold yet (case-insensitive; a tag the account has keeps its spelling), under the object’s lock: two writers adding at once both keep theirs.
+
+Requires the scope `invoices:write`."""
+        return cast(Invoice, await self._transport.request("POST", f"/v1/invoices/{_quote(id)}/tags", body=_given(tags=tags), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def remove_tag(
+        self,
+        id: str,
+        tag: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Invoice:
+        """Remove a tag from an invoice. Removes one tag (any case) and answers the object; a tag it does not hold changes nothing.
+
+Requires the scope `invoices:write`."""
+        return cast(Invoice, await self._transport.request("DELETE", f"/v1/invoices/{_quote(id)}/tags/{_quote(tag)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def send(
         self,
@@ -9416,6 +10459,8 @@ Requires the scope `invoices:write`."""
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -9445,6 +10490,8 @@ Requires the scope `invoices:write`."""
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -9474,6 +10521,8 @@ Requires the scope `invoices:write`."""
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -9502,6 +10551,8 @@ Requires the scope `invoices:write`."""
         delivery_date: Union[Optional[str], NotGiven] = NOT_GIVEN,
         service_period: Union[Optional[InvoiceServicePeriodParams], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
+        tags: Union[List[str], NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
         timeout: Optional[float] = None,
@@ -9510,7 +10561,7 @@ Requires the scope `invoices:write`."""
         """Preview an invoice: its figures, nothing stored. The body of POST /v1/invoices, answered with the invoice exactly as the create would store it (every line, tax and total), so that no client computes totals itself. Nothing is stored, no number is used and no event is recorded; the answer's id names nothing.
 
 Requires the scope `invoices:read`."""
-        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Invoice, await self._transport.request("POST", "/v1/invoices/preview", body=_given(client_id=client_id, property_id=property_id, job_id=job_id, quote_id=quote_id, external_id=external_id, line_items=line_items, prices_include_tax=prices_include_tax, rounding=rounding, discount=discount, currency=currency, notes=notes, issue_date=issue_date, due_date=due_date, reminders_enabled=reminders_enabled, buyer_reference=buyer_reference, purchase_order=purchase_order, delivery_date=delivery_date, service_period=service_period, metadata=metadata, custom_fields=custom_fields, tags=tags), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -10429,7 +11480,7 @@ class AsyncEventsResource:
         *,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
-        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "import.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "import.*"]]], NotGiven] = NOT_GIVEN,
+        type: Union[Union[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "attachment.created", "attachment.updated", "attachment.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*", "import.*", "attachment.*"], Sequence[Literal["client.created", "client.updated", "client.deleted", "property.created", "property.updated", "property.deleted", "service_request.created", "service_request.updated", "service_request.converted", "quote.created", "quote.updated", "quote.sent", "quote.approved", "quote.declined", "quote.converted", "quote.deleted", "quote.deposit_paid", "job.created", "job.updated", "job.completed", "job.canceled", "job.deleted", "invoice.created", "invoice.updated", "invoice.sent", "invoice.paid", "invoice.voided", "invoice.deleted", "invoice.reminder_sent", "payment.created", "payment.refunded", "payment.applied", "payment.unapplied", "delivery.succeeded", "delivery.failed", "delivery.canceled", "webhook_endpoint.disabled", "webhook_endpoint.test", "team_member.created", "team_member.updated", "team_member.deleted", "api_key.created", "api_key.updated", "api_key.rolled", "api_key.revoked", "visit.created", "visit.scheduled", "visit.rescheduled", "visit.reassigned", "visit.en_route", "visit.started", "visit.completed", "visit.canceled", "visit.reopened", "visit.updated", "visit.deleted", "visit_schedule.created", "visit_schedule.updated", "visit_schedule.paused", "visit_schedule.resumed", "visit_schedule.split", "visit_schedule.ended", "product.created", "product.updated", "product.deleted", "tax_rate.created", "tax_rate.updated", "tax_rate.deleted", "recurring_invoice.created", "recurring_invoice.updated", "recurring_invoice.paused", "recurring_invoice.resumed", "recurring_invoice.ended", "availability_exception.created", "availability_exception.updated", "availability_exception.deleted", "credit_note.created", "credit_note.updated", "credit_note.issued", "credit_note.sent", "credit_note.applied", "credit_note.unapplied", "credit_note.refunded", "credit_note.voided", "credit_note.deleted", "time_entry.created", "time_entry.updated", "time_entry.deleted", "time_entry.started", "time_entry.stopped", "time_entry.approved", "time_entry.unapproved", "time_lock.locked", "time_lock.unlocked", "app.created", "app.updated", "app.deleted", "app.installed", "app.reauthorized", "app.uninstalled", "custom_field.created", "custom_field.updated", "custom_field.deleted", "tag.renamed", "tag.deleted", "import.created", "import.completed", "import.failed", "import.canceled", "attachment.created", "attachment.updated", "attachment.deleted", "client.*", "property.*", "service_request.*", "quote.*", "job.*", "invoice.*", "payment.*", "delivery.*", "webhook_endpoint.*", "team_member.*", "api_key.*", "visit.*", "visit_schedule.*", "product.*", "tax_rate.*", "recurring_invoice.*", "availability_exception.*", "credit_note.*", "time_entry.*", "time_lock.*", "app.*", "custom_field.*", "tag.*", "import.*", "attachment.*"]]], NotGiven] = NOT_GIVEN,
         resource_id: Union[str, NotGiven] = NOT_GIVEN,
         actor_type: Union[Literal["api_key", "mcp", "hub", "system", "app"], NotGiven] = NOT_GIVEN,
         actor_id: Union[str, NotGiven] = NOT_GIVEN,
@@ -10739,7 +11790,9 @@ class AsyncTeamMembersResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[TeamMember]:
-        """List team members. Requires the scope `team:read`."""
+        """List team members. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `team:read`."""
         return AsyncPagePromise[TeamMember](lambda: self._transport.list("/v1/team-members", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, role=role, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
@@ -10758,6 +11811,7 @@ class AsyncTeamMembersResource:
         hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -10765,7 +11819,7 @@ class AsyncTeamMembersResource:
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Create a team member. Requires the scope `team:write`."""
-        return cast(TeamMember, await self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, await self._transport.request("POST", "/v1/team-members", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -10796,6 +11850,7 @@ class AsyncTeamMembersResource:
         hourly_rate_amount: Union[Optional[int], NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -10803,7 +11858,7 @@ class AsyncTeamMembersResource:
         max_retries: Optional[int] = None,
     ) -> TeamMember:
         """Update a team member (partial: absent fields are kept, null clears). Requires the scope `team:write`."""
-        return cast(TeamMember, await self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(TeamMember, await self._transport.request("PUT", f"/v1/team-members/{_quote(id)}", body=_given(name=name, email=email, phone=phone, role=role, color=color, timezone=timezone, active=active, working_hours=working_hours, bookable=bookable, hourly_cost_amount=hourly_cost_amount, hourly_rate_amount=hourly_rate_amount, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -10846,7 +11901,7 @@ Requires the scope `api_keys:read`."""
         self,
         *,
         name: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]],
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -10877,7 +11932,7 @@ Requires the scope `api_keys:write`."""
         id: str,
         *,
         name: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]], NotGiven] = NOT_GIVEN,
         expires_at: Union[Optional[str], NotGiven] = NOT_GIVEN,
         rate_limits: Union[ApiKeyRateLimitsParams, NotGiven] = NOT_GIVEN,
         allowed_cidrs: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -11119,7 +12174,7 @@ class AsyncExportsResource:
 
 
 class AsyncAppsResource:
-    """apps: list, create, get, update, delete, roll_secret, rotate_webhook_secret."""
+    """apps: list, create, get, update, delete, roll_secret, upload_logo, delete_logo, list_deliveries, rotate_webhook_secret."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -11145,7 +12200,7 @@ Requires the scope `apps:read`."""
         name: str,
         redirect_uris: List[str],
         install_url: str,
-        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]],
+        scopes: List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]],
         description: Union[Optional[str], NotGiven] = NOT_GIVEN,
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         client_type: Union[Literal["confidential", "public"], NotGiven] = NOT_GIVEN,
@@ -11184,7 +12239,7 @@ Requires the scope `apps:write`."""
         website: Union[Optional[str], NotGiven] = NOT_GIVEN,
         redirect_uris: Union[List[str], NotGiven] = NOT_GIVEN,
         install_url: Union[str, NotGiven] = NOT_GIVEN,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]], NotGiven] = NOT_GIVEN,
         visibility: Union[Literal["private", "public"], NotGiven] = NOT_GIVEN,
         webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN,
         webhook_events: Union[List[str], NotGiven] = NOT_GIVEN,
@@ -11231,6 +12286,56 @@ Requires the scope `apps:write`."""
 Requires the scope `apps:write`."""
         return cast(AppRollSecretResult, await self._transport.request("POST", f"/v1/apps/{_quote(id)}/roll-secret", body=_given(overlap_hours=overlap_hours), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
+    async def upload_logo(
+        self,
+        id: str,
+        *,
+        content_type: Literal["image/png", "image/jpeg"],
+        data: str,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Upload an app’s logo. As the account’s logo: a PNG or JPEG, base64 in JSON, at most 512 KB decoded, 1 to 4,000 pixels a side, checked to be a real image of the stated type. The consent page shows it. Answers with the app.
+
+Requires the scope `apps:write`."""
+        return cast(App, await self._transport.request("PUT", f"/v1/apps/{_quote(id)}/logo", body=_given(content_type=content_type, data=data), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete_logo(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> App:
+        """Remove an app’s logo. Answers with the app (also when it had no logo).
+
+Requires the scope `apps:write`."""
+        return cast(App, await self._transport.request("DELETE", f"/v1/apps/{_quote(id)}/logo", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def list_deliveries(
+        self,
+        id: str,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        status: Union[Literal["pending", "succeeded", "failed"], NotGiven] = NOT_GIVEN,
+        event_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[AppWebhookDelivery]:
+        """List an app’s webhook deliveries. The attempt log of the app’s webhook, newest first, across every account that installed it (`account_id`): one entry per attempt.
+
+Requires the scope `apps:read`."""
+        return AsyncPagePromise[AppWebhookDelivery](lambda: self._transport.list(f"/v1/apps/{_quote(id)}/deliveries", _given(limit=limit, cursor=cursor, status=status, event_id=event_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
     async def rotate_webhook_secret(
         self,
         id: str,
@@ -11256,7 +12361,7 @@ class AsyncAppInstallLinksResource:
         self,
         *,
         app_id: str,
-        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "imports:read", "imports:write"]], NotGiven] = NOT_GIVEN,
+        scopes: Union[List[Literal["clients:read", "clients:write", "clients:delete", "invoices:read", "invoices:write", "invoices:delete", "invoices:send", "quotes:read", "quotes:write", "quotes:delete", "quotes:send", "jobs:read", "jobs:write", "jobs:delete", "requests:read", "requests:write", "payments:read", "payments:write", "events:read", "webhooks:read", "webhooks:write", "account:read", "account:write", "team:read", "team:write", "api_keys:read", "api_keys:write", "visits:read", "visits:write", "visits:delete", "schedules:read", "schedules:write", "catalog:read", "catalog:write", "recurring_invoices:read", "recurring_invoices:write", "availability:read", "availability:write", "credit_notes:read", "credit_notes:write", "credit_notes:delete", "credit_notes:send", "reports:read", "time_entries:read", "time_entries:write", "time_entries:delete", "time_entries:approve", "apps:read", "apps:write", "apps:install", "app_installs:read", "app_installs:write", "custom_fields:read", "custom_fields:write", "tags:read", "tags:write", "imports:read", "imports:write", "attachments:read", "attachments:write", "attachments:delete"]], NotGiven] = NOT_GIVEN,
         expires_in_minutes: Union[int, NotGiven] = NOT_GIVEN,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -11384,7 +12489,9 @@ class AsyncProductsResource:
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> AsyncPagePromise[Product]:
-        """List products. Requires the scope `catalog:read`."""
+        """List products. Custom field filters, named by your fields’ keys (so not listed as parameters): `custom_fields.<key>=v` (comma: any of; text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number, money, date; inclusive); at most 3 a request.
+
+Requires the scope `catalog:read`."""
         return AsyncPagePromise[Product](lambda: self._transport.list("/v1/products", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, active=active, type=type, code=code, q=q, external_id=external_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def create(
@@ -11406,6 +12513,7 @@ class AsyncProductsResource:
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -11413,7 +12521,7 @@ class AsyncProductsResource:
         max_retries: Optional[int] = None,
     ) -> Product:
         """Create a product. Requires the scope `catalog:write`."""
-        return cast(Product, await self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, await self._transport.request("POST", "/v1/products", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata, custom_fields=custom_fields), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -11447,6 +12555,7 @@ class AsyncProductsResource:
         active: Union[bool, NotGiven] = NOT_GIVEN,
         external_id: Union[Optional[str], NotGiven] = NOT_GIVEN,
         metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        custom_fields: Union[Dict[str, Any], NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
         extra_query: Optional[Mapping[str, Any]] = None,
@@ -11454,7 +12563,7 @@ class AsyncProductsResource:
         max_retries: Optional[int] = None,
     ) -> Product:
         """Update a product (partial: absent fields are kept, null clears). Requires the scope `catalog:write`."""
-        return cast(Product, await self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Product, await self._transport.request("PUT", f"/v1/products/{_quote(id)}", body=_given(type=type, name=name, description=description, code=code, unit_amount=unit_amount, currency=currency, unit_label=unit_label, unit_code=unit_code, default_quantity=default_quantity, tax_rate_ids=tax_rate_ids, taxable=taxable, cost_amount=cost_amount, duration_minutes=duration_minutes, active=active, external_id=external_id, metadata=metadata, custom_fields=custom_fields), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def delete(
         self,
@@ -11899,6 +13008,182 @@ Requires the scope `custom_fields:read`."""
         return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/custom-fields/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
+class AsyncTagsResource:
+    """tags: list, get, rename, delete."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        q: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[Tag]:
+        """List tags. The account’s tags with their counts per kind; `q` keeps those whose name starts with it.
+
+Requires the scope `tags:read`."""
+        return AsyncPagePromise[Tag](lambda: self._transport.list("/v1/tags", _given(limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, q=q), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Tag:
+        """Get a tag. Requires the scope `tags:read`."""
+        return cast(Tag, await self._transport.request("GET", f"/v1/tags/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def rename(
+        self,
+        id: str,
+        *,
+        name: str,
+        merge: Union[bool, NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Tag:
+        """Rename a tag everywhere. Every object holding the tag answers its new name at once (their updated_at stays, their ETags change). Onto another tag’s name: 409 CONFLICT, unless ?merge=true merges this tag into that one.
+
+Requires the scope `tags:write`."""
+        return cast(Tag, await self._transport.request("PUT", f"/v1/tags/{_quote(id)}", body=_given(name=name), query=_given(merge=merge), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete a tag everywhere. Takes the tag from every object holding it (their updated_at stays), then deletes it.
+
+Requires the scope `tags:write`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/tags/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
+class AsyncAttachmentsResource:
+    """attachments: list, create, get, update, delete, download."""
+
+    def __init__(self, transport: AsyncTransport) -> None:
+        self._transport = transport
+
+    def list(
+        self,
+        *,
+        parent_type: Literal["client", "property", "service_request", "quote", "job", "visit", "invoice"],
+        limit: Union[int, NotGiven] = NOT_GIVEN,
+        cursor: Union[str, NotGiven] = NOT_GIVEN,
+        sort: Union[Literal["created_at", "-created_at", "updated_at", "-updated_at"], NotGiven] = NOT_GIVEN,
+        created_after: Union[str, NotGiven] = NOT_GIVEN,
+        created_before: Union[str, NotGiven] = NOT_GIVEN,
+        updated_after: Union[str, NotGiven] = NOT_GIVEN,
+        parent_id: Union[str, NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> AsyncPagePromise[Attachment]:
+        """List attachments. Requires the scope `attachments:read`."""
+        return AsyncPagePromise[Attachment](lambda: self._transport.list("/v1/attachments", _given(parent_type=parent_type, limit=limit, cursor=cursor, sort=sort, created_after=created_after, created_before=created_before, updated_after=updated_after, parent_id=parent_id), extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def create(
+        self,
+        text: str,
+        *,
+        parent_type: Union[Literal["client", "property", "service_request", "quote", "job", "visit", "invoice"], NotGiven] = NOT_GIVEN,
+        parent_id: Union[str, NotGiven] = NOT_GIVEN,
+        filename: Union[str, NotGiven] = NOT_GIVEN,
+        idempotency_key: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Attachment:
+        """Upload an attachment. Uploads a file onto a client, property, service request, quote, job, visit or invoice: the one /v1 body that is not JSON.
+
+Send `multipart/form-data` with the fields `parent_type`, `parent_id` and optionally `visible_on_hub`, `caption`, `metadata` (JSON text) and `filename`, then one part `file`; or the raw bytes with their own `Content-Type` and `?parent_type=…&parent_id=…&filename=…` (`application/json` is 415).
+
+The type is detected from the bytes: JPEG, PNG, GIF, WebP, HEIC/HEIF, PDF, MP4/QuickTime, and text declared as text/plain or text/csv. Anything else (HTML, SVG, XML, scripts, archives, executables) is 422 on `file`. Location (Exif GPS, XMP exif:GPS*) is overwritten in place before storage. At most ATTACHMENT_MAX_BYTES (25 MiB): 413, also mid-stream. Needs the parent's read scope too.
+
+Requires the scope `attachments:write`."""
+        return cast(Attachment, await self._transport.request("POST", "/v1/attachments", text=(text, "multipart/form-data"), query=_given(parent_type=parent_type, parent_id=parent_id, filename=filename), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Attachment:
+        """Get an attachment. Requires the scope `attachments:read`."""
+        return cast(Attachment, await self._transport.request("GET", f"/v1/attachments/{_quote(id)}", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def update(
+        self,
+        id: str,
+        *,
+        filename: Union[str, NotGiven] = NOT_GIVEN,
+        caption: Union[Optional[str], NotGiven] = NOT_GIVEN,
+        visible_on_hub: Union[bool, NotGiven] = NOT_GIVEN,
+        metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> Attachment:
+        """Update an attachment (partial: absent fields are kept, null clears). Requires the scope `attachments:write`."""
+        return cast(Attachment, await self._transport.request("PUT", f"/v1/attachments/{_quote(id)}", body=_given(filename=filename, caption=caption, visible_on_hub=visible_on_hub, metadata=metadata), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def delete(
+        self,
+        id: str,
+        *,
+        if_match: Optional[str] = None,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeletedObject:
+        """Delete an attachment. Requires the scope `attachments:delete`."""
+        return cast(DeletedObject, await self._transport.request("DELETE", f"/v1/attachments/{_quote(id)}", if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def download(
+        self,
+        id: str,
+        *,
+        disposition: Union[Literal["attachment", "inline"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> bytes:
+        """Download an attachment’s bytes. The stored bytes with Content-Disposition: attachment (inline on request for JPEG, PNG, GIF, WebP and PDF), X-Content-Type-Options: nosniff, Content-Security-Policy: default-src 'none' and Cache-Control: private, no-store. One byte range (Range) answers 206.
+
+Requires the scope `attachments:read`."""
+        return cast(bytes, await self._transport.request("GET", f"/v1/attachments/{_quote(id)}/content", query=_given(disposition=disposition), accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+
 class AsyncAvailabilityExceptionsResource:
     """availability-exceptions: list, create, get, update, delete."""
 
@@ -12137,5 +13422,7 @@ class AsyncResources:
         self.tax_rates = AsyncTaxRatesResource(transport)
         self.time_entries = AsyncTimeEntriesResource(transport)
         self.custom_fields = AsyncCustomFieldsResource(transport)
+        self.tags = AsyncTagsResource(transport)
+        self.attachments = AsyncAttachmentsResource(transport)
         self.availability_exceptions = AsyncAvailabilityExceptionsResource(transport)
         self.availability = AsyncAvailabilityResource(transport)

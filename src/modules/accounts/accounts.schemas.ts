@@ -220,6 +220,19 @@ export const AccountSchema = Type.Object(
       }),
     ),
     has_logo: Type.Boolean({ description: 'Whether a logo is uploaded (PUT /v1/account/logo).', example: true }),
+    attachment_storage: Type.Object(
+      {
+        used_bytes: Type.Integer({
+          description: 'Bytes of the account’s attachments, each at its own size.',
+          example: 482133,
+        }),
+        quota_bytes: Type.Integer({
+          description: 'The most they may take (5 GiB unless the operator set another: bms accounts set-limits).',
+          example: 5368709120,
+        }),
+      },
+      { description: 'Read-only: what the account’s attachments take of its quota (docs/api-contract.md §30).' },
+    ),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   },

@@ -32,6 +32,7 @@ import {
   type UpdateAccountInput,
 } from './accounts.schemas.js';
 import { decodeLogo } from './logo.js';
+import { accountLimits } from './limits.js';
 import { canonicalLocale, DEFAULT_LOCALE, effectivePaperSize } from './locale.js';
 
 export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
@@ -73,6 +74,10 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     ) as Account['time_billing_increment_minutes'],
     time_locked_through: row.time_locked_through ?? null,
     has_logo: hasLogo,
+    attachment_storage: {
+      used_bytes: Number(row.attachment_bytes ?? 0),
+      quota_bytes: accountLimits(row).attachment_bytes,
+    },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -118,6 +123,8 @@ export async function createAccount(
     booking: null,
     reminders: null,
     einvoicing: null,
+    attachment_bytes: 0,
+    max_attachment_bytes: null,
     created_at: now,
     updated_at: now,
   };

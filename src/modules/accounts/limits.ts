@@ -11,17 +11,25 @@ export { DEFAULT_MAX_WEBHOOK_ENDPOINTS };
 /** Recurring invoices not ended per account (docs/api-contract.md §32). */
 export const DEFAULT_MAX_RECURRING_INVOICES = 1000;
 
+/** Attachment bytes per account (docs/api-contract.md §30): 5 GiB. */
+export const DEFAULT_MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024 * 1024;
+
 export interface AccountLimits {
   webhook_endpoints: number;
   recurring_invoices: number;
+  attachment_bytes: number;
 }
 
 export function accountLimits(
-  row: Pick<AccountRow, 'max_webhook_endpoints' | 'max_recurring_invoices'>,
+  row: Pick<AccountRow, 'max_webhook_endpoints' | 'max_recurring_invoices' | 'max_attachment_bytes'>,
 ): AccountLimits {
   return {
     webhook_endpoints: row.max_webhook_endpoints ?? DEFAULT_MAX_WEBHOOK_ENDPOINTS,
     recurring_invoices: row.max_recurring_invoices ?? DEFAULT_MAX_RECURRING_INVOICES,
+    attachment_bytes:
+      row.max_attachment_bytes === null || row.max_attachment_bytes === undefined
+        ? DEFAULT_MAX_ATTACHMENT_BYTES
+        : Number(row.max_attachment_bytes),
   };
 }
 
@@ -29,9 +37,14 @@ export function accountLimits(
 export async function setAccountLimits(
   db: Executor,
   accountId: string,
-  limits: { webhookEndpoints?: number | null; recurringInvoices?: number | null },
+  limits: { webhookEndpoints?: number | null; recurringInvoices?: number | null; attachmentBytes?: number | null },
 ): Promise<AccountLimits | undefined> {
-  const patch: { max_webhook_endpoints?: number | null; max_recurring_invoices?: number | null } = {};
+  const patch: {
+    max_webhook_endpoints?: number | null;
+    max_recurring_invoices?: number | null;
+    max_attachment_bytes?: number | null;
+  } = {};
+  if (limits.attachmentBytes !== undefined) patch.max_attachment_bytes = limits.attachmentBytes;
   if (limits.webhookEndpoints !== undefined) patch.max_webhook_endpoints = limits.webhookEndpoints;
   if (limits.recurringInvoices !== undefined) patch.max_recurring_invoices = limits.recurringInvoices;
   if (Object.keys(patch).length === 0) {

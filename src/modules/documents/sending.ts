@@ -90,6 +90,8 @@ export interface PrintableDocument {
   deposit_due_amount?: number;
   /** Invoices: what deposits applied to it hold (contract §23: "Deposit received"); added by the printing caller. */
   deposit_received?: number;
+  /** Quotes: the latest hub signature (contract §30), printed while valid on an approved or converted quote. */
+  signature?: { signer_name: string; signed_at: string; document_sha256: string; invalidated_at: string | null } | null;
   issue_date?: string | null;
   due_date?: string | null;
   hosted_url?: string | null;
@@ -209,6 +211,19 @@ export async function documentSnapshot(
           }
         : {}),
       ...(kind === 'invoice' && document.deposit_received ? { deposit_received: document.deposit_received } : {}),
+      // A signature prints only where there is a valid one, so other documents stay the same bytes.
+      ...(kind === 'quote' &&
+      document.signature &&
+      document.signature.invalidated_at === null &&
+      (document.status === 'approved' || document.status === 'converted')
+        ? {
+            signature: {
+              signer_name: document.signature.signer_name,
+              signed_at: document.signature.signed_at,
+              document_sha256: document.signature.document_sha256,
+            },
+          }
+        : {}),
       issue_date: printedIssueDate(kind, document, account?.timezone),
       due_date: document.due_date ?? null,
       valid_until: document.valid_until ?? null,

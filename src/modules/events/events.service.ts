@@ -248,7 +248,8 @@ export interface Change<T> {
     | 'availability_exception'
     | 'credit_note'
     | 'time_entry'
-    | 'custom_field';
+    | 'custom_field'
+    | 'attachment';
   before: T;
   after: T;
   /** The lifecycle's events: the event entering each status records. */
@@ -291,6 +292,7 @@ const READ_SCOPE_OF: Partial<Record<string, string>> = {
   time_lock: 'time_entries:read',
   custom_field: 'custom_fields:read',
   tag: 'tags:read',
+  attachment: 'attachments:read',
 };
 
 /**

@@ -15,4 +15,5 @@ export {
   type QuoteAnswer,
 } from './quotes.service.js';
 export { isQuoteExpired } from './quotes.lifecycle.js';
+export { signedDocument } from './signatures.js';
 export { depositAmountOf } from './quotes.deposits.js';

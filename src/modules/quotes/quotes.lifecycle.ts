@@ -25,12 +25,15 @@ export const QUOTE_LIFECYCLE: Lifecycle<QuoteStatus, QuoteRow> = {
     draft: ['sent'],
     sent: ['approved', 'declined', 'draft'],
     declined: ['draft'],
-    approved: [],
+    // Revised after approval (docs/api-contract.md §30): its signature is invalidated (quotes.service.ts).
+    approved: ['draft'],
     converted: [],
   },
   events: { sent: 'quote.sent', approved: 'quote.approved', declined: 'quote.declined', converted: 'quote.converted' },
   // Entering `sent` is the send's own work (quoteSentColumns): a number, a hosted link, sent_at.
   stamps: {
+    // Back to draft: the approval is undone (from sent or declined these are null already).
+    draft: () => ({ approved_at: null, approved_by: null }),
     approved: (now) => ({ approved_at: now }),
     declined: (now) => ({ declined_at: now }),
     converted: (now) => ({ converted_at: now }),

@@ -48,6 +48,7 @@ const COLUMNS = [
   'declined_at',
   'decline_reason',
   'converted_at',
+  'signature',
   'delivery_id',
   'delivery_status',
   'hosted_token',

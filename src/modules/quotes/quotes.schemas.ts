@@ -8,6 +8,8 @@ import {
   CustomFieldValuesInputSchema,
   externalIdFilter,
   ExternalIdSchema,
+  IdSchema,
+  TimestampSchema,
   listQueryProperties,
   MetadataSchema,
   Nullable,
@@ -64,6 +66,38 @@ export const DepositSchema = Type.Object(
 const depositFigure = (description: string, example: number) =>
   Type.Integer({ description: `Read-only, minor units: ${description}`, example });
 
+export const SignatureSchema = Type.Object(
+  {
+    id: IdSchema,
+    object: Type.Literal('signature', { description: 'Always "signature".' }),
+    quote_id: { ...IdSchema, description: 'The quote signed.' },
+    signer_name: Type.String({ description: 'The name the client typed.', example: 'Jane Doe' }),
+    signed_at: TimestampSchema,
+    ip_address: Nullable(
+      Type.String({ description: 'Where the approval came from (never printed).', example: '203.0.113.7' }),
+    ),
+    user_agent: Nullable(Type.String({ description: 'The browser that sent it (at most 500 characters).' })),
+    image_attachment_id: Nullable({
+      ...IdSchema,
+      description: 'A drawn signature’s image (an attachment of kind signature); null for a typed one.',
+    }),
+    document_sha256: Type.String({
+      description: 'SHA-256 (hex) of the signed content: the RFC 8785 canonical JSON that …/document answers.',
+      example: '3f1c0b8e2d4a6f7091b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718',
+    }),
+    invalidated_at: Nullable({ ...TimestampSchema, description: 'When the quote went back to draft.' }),
+    invalidated_reason: Nullable(
+      Type.Unsafe<'revised'>(
+        Type.String({
+          description: 'Why it no longer binds: "revised" (the quote moved back to draft).',
+          example: 'revised',
+        }),
+      ),
+    ),
+  },
+  { description: 'A client’s approval of a quote on the hub, bound to the hash of what they saw.' },
+);
+
 export const QuoteSchema = Type.Object(
   {
     ...documentFields('quote', QUOTE_STATUSES),
@@ -99,6 +133,11 @@ export const QuoteSchema = Type.Object(
       }),
     ),
     converted_at: nullableTimestamp('When a job or invoice was made from the quote.'),
+    signature: Nullable({
+      ...SignatureSchema,
+      description:
+        'Read-only: the latest signature of a hub approval (its invalidated_at set once revised); null before any.',
+    }),
     deposit: Nullable(DepositSchema),
     deposit_amount: depositFigure(
       'the deposit asked; a percent of total_amount rounds halves away from zero; 0 without a deposit.',
@@ -164,6 +203,7 @@ export const ListQuotesQuery = Type.Object(
 );
 
 export type Quote = Static<typeof QuoteSchema>;
+export type Signature = Static<typeof SignatureSchema>;
 export type Deposit = Static<typeof DepositSchema>;
 export type CreateQuoteInput = Static<typeof CreateQuoteBody>;
 export type UpdateQuoteInput = Static<typeof UpdateQuoteBody>;

@@ -57,8 +57,9 @@ import {
   depositOf,
   lockQuoteForDeposit,
 } from './quotes.deposits.js';
+import { deleteSignatures, insertSignature, invalidateSignatures, signedDocument } from './signatures.js';
 import * as repository from './quotes.repository.js';
-import type { CreateQuoteInput, ListQuotesInput, Quote, UpdateQuoteInput } from './quotes.schemas.js';
+import type { CreateQuoteInput, ListQuotesInput, Quote, Signature, UpdateQuoteInput } from './quotes.schemas.js';
 
 export function presentQuote(row: QuoteRow): Quote {
   const priced = presentPriced(row);
@@ -94,6 +95,7 @@ export function presentQuote(row: QuoteRow): Quote {
     declined_at: row.declined_at,
     decline_reason: row.decline_reason,
     converted_at: row.converted_at,
+    signature: row.signature ? fromJson<Signature>(row.signature) : null,
     deposit: depositOf(row),
     ...depositFigures(row),
     metadata: fromJson(row.metadata),
@@ -141,6 +143,7 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
         declined_at: null,
         decline_reason: null,
         converted_at: null,
+        signature: null,
         delivery_id: null,
         delivery_status: null,
         hosted_token: null,
@@ -238,6 +241,14 @@ export async function updateQuote(
         if (status === 'sent' && from !== 'sent')
           Object.assign(patch, await quoteSentColumns(tx, { ...current, ...patch }));
         else if (status !== undefined) Object.assign(patch, enter(QUOTE_LIFECYCLE, from, status, now));
+        // Revised after approval (docs/api-contract.md §30): the signature no longer binds; sent and signed again,
+        // the next one binds the new content.
+        if (from === 'approved' && status === 'draft') {
+          await invalidateSignatures(tx.db, tx.accountId, current.id, now);
+          const signature = current.signature ? fromJson<Signature>(current.signature) : null;
+          if (signature && signature.invalidated_at === null)
+            patch.signature = JSON.stringify({ ...signature, invalidated_at: now, invalidated_reason: 'revised' });
+        }
         const quote = presentQuote((await repository.updateQuote(tx.db, tx.accountId, current.id, patch)) ?? current);
         await recordChange(tx, {
           resource: 'quote',
@@ -268,8 +279,20 @@ export function changeQuoteDepositPaid(tx: Context, quote: QuoteRow, change: num
   return changeDepositPaid(tx, quote, change, presentQuote);
 }
 
-/** The client's answer on the hub: approve with their typed name, or decline with an optional reason. */
-export type QuoteAnswer = ({ decision: 'approve'; name: string } | { decision: 'decline'; reason: string | null }) & {
+/**
+ * The client's answer on the hub: approve with their typed name (and, from the page, the hash of the signed
+ * content it showed, with where it came from), or decline with an optional reason.
+ */
+export type QuoteAnswer = (
+  | {
+      decision: 'approve';
+      name: string;
+      /** The SHA-256 the page showed; absent, the version (which covers the same fields) binds alone. */
+      documentSha256?: string | undefined;
+      signer?: { ipAddress: string | null; userAgent: string | null };
+    }
+  | { decision: 'decline'; reason: string | null }
+) & {
   /** The version of the quote the page showed (quoteVersion); another version is not what the client answers. */
   version: string | undefined;
 };
@@ -329,6 +352,20 @@ export async function answerQuote(
     const answered: Partial<QuoteRow> =
       answer.decision === 'approve' ? { approved_by: answer.name } : { decline_reason: answer.reason };
     const tx: Context = { ...reach, accountId: current.account_id, actor: HUB_ACTOR };
+    if (answer.decision === 'approve') {
+      // The signature binds what the page showed: a hash that differs from the quote's now signs nothing.
+      const document = signedDocument(presentQuote(current));
+      if (answer.documentSha256 !== undefined && answer.documentSha256 !== document.sha256) return 'changed';
+      const signature = await insertSignature(tx.db, tx.accountId, {
+        quoteId: current.id,
+        signerName: answer.name,
+        signedAt: now.toISOString(),
+        ipAddress: answer.signer?.ipAddress ?? null,
+        userAgent: answer.signer?.userAgent ?? null,
+        document,
+      });
+      answered.signature = JSON.stringify(signature);
+    }
     const patch = {
       ...enter(QUOTE_LIFECYCLE, 'sent', to, now.toISOString()),
       ...answered,
@@ -360,6 +397,7 @@ export async function deleteQuote(
       throw conflict(`The quote has ${deposits} deposit payment(s); a quote a payment names is never deleted.`);
     await deleteCustomFieldValues(tx.db, tx.accountId, 'quote', current.id);
     await deleteObjectTags(tx, 'quote', current.id);
+    await deleteSignatures(tx.db, tx.accountId, current.id);
     await repository.deleteQuote(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'quote.deleted', presentQuote(current));
     return { id: current.id, deleted: true as const };

@@ -49,7 +49,45 @@ export interface DocumentView {
   csrf: string | undefined;
   /** The version of the quote this page shows, which an answer names. */
   version?: string;
+  /** The SHA-256 of the quote's signed content as this page shows it, which an approval signs. */
+  documentSha256?: string;
   notice?: HubNotice;
+  /** The files shown with the document (docs/api-contract.md §30): images inline, the others as links. */
+  files?: ReadonlyArray<HubFile>;
+}
+
+export interface HubFile {
+  id: string;
+  filename: string;
+  content_type: string;
+  caption: string | null;
+  size_bytes: number;
+}
+
+/** Shown inline on the page (an <img>); the others are links that download. */
+const INLINE_IMAGES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** The Files section: each image shown, each other file a link, captions under them. */
+function filesSection(view: DocumentView): Html | string {
+  const files = view.files ?? [];
+  if (files.length === 0) return '';
+  const base = `${view.hubPath}/${view.token}/files`;
+  return html`<section class="card" aria-labelledby="files-heading">
+<h2 id="files-heading">Files</h2>
+<ul class="files">
+${files.map((file) =>
+  INLINE_IMAGES.has(file.content_type)
+    ? html`<li class="file file-image"><a href="${base}/${file.id}"><img src="${base}/${file.id}?disposition=inline" alt="${file.caption ?? file.filename}" loading="lazy"></a>${file.caption ? html`<p class="caption">${file.caption}</p>` : ''}</li>`
+    : html`<li class="file"><a href="${base}/${file.id}">${file.filename}</a> <span class="help">${sizeText(file.size_bytes)}</span>${file.caption ? html`<p class="caption">${file.caption}</p>` : ''}</li>`,
+)}
+</ul>
+</section>`;
 }
 
 /** A calendar date ("2026-11-22") in the account's locale: "November 22, 2026" (en-US), "22.11.2026" (de-DE). */
@@ -185,10 +223,11 @@ function answerForms(view: DocumentView): Html | undefined {
     : html`<form method="post" action="${view.hubPath}/${view.token}/approve">
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="version" value="${view.version ?? ''}">
+<input type="hidden" name="document_sha256" value="${view.documentSha256 ?? ''}">
 <label for="name">Your full name</label>
 <input type="text" id="name" name="name" autocomplete="name" required maxlength="200" value="${invalid?.values.name ?? ''}" aria-describedby="name-help${nameError ? ' name-error' : ''}"${nameError ? html` aria-invalid="true" autofocus` : ''}>
 ${nameError ? html`<p class="field-error" id="name-error">${nameError}</p>` : ''}
-<p class="help" id="name-help">Typing your name and approving accepts this quote for ${total}.</p>
+<p class="help" id="name-help">Typing your name and approving accepts this quote for ${total}. Your signature is bound to this version of the quote (SHA-256 <code class="fingerprint">${(view.documentSha256 ?? '').slice(0, 16)}</code>…).</p>
 <button type="submit" class="button">Approve quote</button>
 </form>`;
   return html`<section class="card" aria-labelledby="answer-heading">
@@ -256,6 +295,7 @@ ${answerForms(view)}
 <h2 id="items-heading">Items</h2>
 ${linesTable(snapshot)}
 </section>
+${filesSection(view)}
 ${document.notes ? html`<section class="card" aria-labelledby="notes-heading"><h2 id="notes-heading">Notes</h2><p class="prose">${document.notes}</p></section>` : ''}
 ${business.payment_instructions && (paysInvoice || paysDeposit) ? html`<section class="card" aria-labelledby="pay-heading"><h2 id="pay-heading">How to pay</h2><p class="prose">${business.payment_instructions}</p></section>` : ''}
 </main>

@@ -14,13 +14,21 @@ import type { LimitPolicy } from '../../http/rate-limit/token-bucket.js';
 import { toAppError } from '../../http/error-handler.js';
 import { documentFile } from './document-files.js';
 import { sendDocumentFile } from './document-files.routes.js';
-import { answerQuote, quoteVersion, type QuoteAnswer } from '../quotes/index.js';
+import { answerQuote, quoteVersion, signedDocument, type QuoteAnswer } from '../quotes/index.js';
 import { CSRF_COOKIE, csrfCookieOptions, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
 import { HUB_ACTOR, type HostedLinks, type Runtime } from '../../kernel/context.js';
 import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
 import { findLogo } from '../accounts/index.js';
 import { locateHostedDocument, printHostedDocument, type HostedDocument, type HostedTarget } from './hub.service.js';
 import { HUB_CSS, HUB_ICON } from './hub.styles.js';
+import {
+  type AttachmentSettings,
+  contentHeaders,
+  hubFile,
+  hubFiles,
+  openContent,
+  parseRange,
+} from '../attachments/index.js';
 
 /** Per client IP: 60 at once, then 30 a minute; a person reading and answering a quote needs a handful. */
 export const HUB_POLICY: LimitPolicy = { burst: 60, perMinute: 30, perDay: 2_000 };
@@ -58,6 +66,15 @@ const REASON_MAX = 2_000;
 export interface HubOptions {
   links: HostedLinks;
   limiter: RateLimiter;
+  /** The attachment store, for the files the page lists (docs/api-contract.md §30). */
+  attachments: AttachmentSettings;
+}
+
+/** The document whose files a page lists: a quote or an invoice (a credit note's page lists none). */
+function filesOwner(document: Pick<HostedDocument, 'kind' | 'id' | 'jobId'>) {
+  return document.kind === 'quote' || document.kind === 'invoice'
+    ? { kind: document.kind, id: document.id, jobId: document.jobId ?? null }
+    : undefined;
 }
 
 type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
@@ -172,14 +189,21 @@ export function hubRoutes(options: HubOptions) {
         declined_at: document.quote.declined_at,
         decline_reason: document.quote.decline_reason,
       };
+      const owner = filesOwner(document);
+      const files = owner
+        ? await hubFiles({ ...runtime(), accountId: document.accountId, actor: HUB_ACTOR }, owner)
+        : [];
       const view = {
         hubPath,
         token: request.params.token,
+        files,
         snapshot: document.snapshot,
         hasLogo: document.hasLogo,
         expired: document.expired,
         csrf,
-        ...(document.quote ? { version: quoteVersion(document.quote) } : {}),
+        ...(document.quote
+          ? { version: quoteVersion(document.quote), documentSha256: signedDocument(document.quote).sha256 }
+          : {}),
         ...(answer ? { answer } : {}),
         ...(notice ? { notice } : {}),
       };
@@ -223,6 +247,36 @@ export function hubRoutes(options: HubOptions) {
       );
     });
 
+    // A listed file, with the download's headers (docs/api-contract.md §30) and the hub's limits.
+    app.get(
+      '/:token/files/:id',
+      async (
+        request: FastifyRequest<{ Params: { token: string; id: string }; Querystring: { disposition?: string } }>,
+        reply,
+      ) => {
+        const document = await requireDocument(request as TokenRequest);
+        const owner = filesOwner(document);
+        const ctx = { ...runtime(), accountId: document.accountId, actor: HUB_ACTOR };
+        const row = owner ? await hubFile(ctx, owner, request.params.id) : undefined;
+        if (!row) throw new AppError('NOT_FOUND', 'No such file.');
+        const size = Number(row.size_bytes);
+        const range = parseRange(request.headers.range, size);
+        if (range === 'unsatisfiable')
+          return reply.code(416).header('content-range', `bytes */${size}`).type('text/plain; charset=utf-8').send('');
+        const stream = await openContent(options.attachments.store, row, range);
+        const disposition = request.query.disposition === 'inline' ? 'inline' : 'attachment';
+        // The file's own policy replaces the page's: nothing in it may load or run anything.
+        reply.headers(contentHeaders(row, disposition));
+        if (range)
+          reply
+            .code(206)
+            .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
+            .header('content-length', range.end - range.start + 1);
+        else reply.header('content-length', size);
+        return reply.send(stream);
+      },
+    );
+
     app.get('/:token/logo', async (request: TokenRequest, reply) => {
       const logo = await findLogo(app.db, (await requireTarget(request)).accountId);
       if (!logo) throw new AppError('NOT_FOUND', 'No logo.');
@@ -251,7 +305,16 @@ export function hubRoutes(options: HubOptions) {
       }
       const parsed = read(body);
       if ('kind' in parsed) return showDocument(request, reply, await requireDocument(request, target), 422, parsed);
-      const outcome = await answerQuote(runtime(), request.params.token, { ...parsed, version: body.version });
+      const signer = { ipAddress: request.ip ?? null, userAgent: request.headers['user-agent']?.slice(0, 500) ?? null };
+      const signing =
+        parsed.decision === 'approve'
+          ? { documentSha256: body.document_sha256 === '' ? undefined : body.document_sha256, signer }
+          : {};
+      const outcome = await answerQuote(runtime(), request.params.token, {
+        ...parsed,
+        ...signing,
+        version: body.version,
+      } as QuoteAnswer);
       if (outcome === undefined) throw new AppError('NOT_FOUND', 'No such page.');
       if (outcome === 'expired')
         return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });

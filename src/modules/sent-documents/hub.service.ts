@@ -26,6 +26,8 @@ export interface HostedDocument {
   quote?: Quote;
   /** A quote awaiting an answer whose valid_until has passed. */
   expired: boolean;
+  /** An invoice's job (`job_id`): its files and its visits' are listed on the page (docs/api-contract.md §30). */
+  jobId?: string | null;
 }
 
 /** Which document a token names, without printing it: enough for its PDF, its logo or an answer. */
@@ -63,7 +65,11 @@ export async function printHostedDocument(runtime: Runtime, target: HostedTarget
   }
   const invoice = presentInvoice(await getInvoiceRecord(ctx.db, ctx.accountId, target.id), now);
   const deposit_received = await depositReceivedOn(ctx.db, ctx.accountId, invoice.id);
-  return { ...(await printed(ctx, 'invoice', { ...invoice, deposit_received })), expired: false };
+  return {
+    ...(await printed(ctx, 'invoice', { ...invoice, deposit_received })),
+    expired: false,
+    jobId: invoice.job_id ?? null,
+  };
 }
 
 async function printed(ctx: Context, kind: SentKind, document: PrintableDocument & { client_id: string }) {

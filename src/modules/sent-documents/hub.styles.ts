@@ -84,6 +84,10 @@ footer p{margin:0 0 4px;white-space:pre-line}
   td.amount{grid-column:2;grid-row:2}
   .totals{max-width:none}
 }
+.files{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(140px,1fr));gap:12px}
+.file{margin:0;overflow-wrap:anywhere}
+.file-image img{display:block;width:100%;height:140px;object-fit:cover;border-radius:8px;border:1px solid #e5e7eb}
+.caption{margin:4px 0 0;font-size:.875rem;color:#4b5563}
 @media (min-width:600px){
   .parties{grid-template-columns:1fr 1fr}
   .answer{grid-template-columns:1fr 1fr}

@@ -11,7 +11,12 @@ const StatusSchema = Type.Object({
   status: Type.String({ description: '"ok" when the check passed.', example: 'ok' }),
 });
 
-export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/** What /ready checks besides the database: the attachment store (docs/api-contract.md §30). */
+export interface SystemOptions {
+  readyChecks?: ReadonlyArray<{ name: string; check: () => Promise<void> }>;
+}
+
+export const systemRoutes: FastifyPluginAsyncTypebox<SystemOptions> = async (app, options) => {
   app.get(
     '/health',
     {
@@ -33,9 +38,9 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'getReadiness',
-        summary: 'Readiness: the database answers and the process is not overloaded',
+        summary: 'Readiness: the database and the attachment store answer and the process is not overloaded',
         description:
-          'Answers 503 with Retry-After when the database does not answer, refused a recent write, or the process is overloaded; for a load balancer.',
+          'Answers 503 with Retry-After when the database does not answer or refused a recent write, the attachment store cannot be written, or the process is overloaded; for a load balancer.',
         response: { 200: dataEnvelope(StatusSchema), 503: { $ref: 'ErrorEnvelope' } },
       },
     },
@@ -54,6 +59,15 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'SERVICE_UNAVAILABLE',
           `The database refused a write at ${failure.toISOString()} (full, read-only or failing).`,
         );
+      }
+      for (const { name, check } of options.readyChecks ?? []) {
+        try {
+          await check();
+        } catch (error) {
+          request.log.warn({ err: error }, `readiness check failed: ${name}`);
+          reply.header('retry-after', '5');
+          throw new AppError('SERVICE_UNAVAILABLE', `The ${name} is not reachable or not writable.`);
+        }
       }
       return ok(request, { status: 'ok' });
     },

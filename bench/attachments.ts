@@ -1,0 +1,135 @@
+// Uploads (contract §30), through a production-configured server:
+// 1. One upload of ATTACHMENTS_MIB (default 25) MiB: the server's RSS growth (target ≤ 8 MB: the body is streamed,
+//    never held) and its throughput against copying the same file with `cp` on the same disk, in the same run
+//    (target ≥ 0.5×).
+// 2. ATTACHMENTS_CONCURRENT (default 20) uploads at once from one account while another account GETs a client:
+//    the other tenant's GET p99 during the uploads against before them (target ≤ 2×).
+// `npm run bench:attachments`; ATTACHMENTS_MIB, ATTACHMENTS_CONCURRENT, ATTACHMENTS_GETS (200), SCALE_ENGINE.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { api, prepare, procMemoryMb, startBms, stop, onEachEngine, work } from './lib.js';
+
+const MIB = Number(process.env.ATTACHMENTS_MIB ?? 25);
+const CONCURRENT = Number(process.env.ATTACHMENTS_CONCURRENT ?? 20);
+const GETS = Number(process.env.ATTACHMENTS_GETS ?? 200);
+const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
+const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.99)] ?? 0;
+
+/** A file of `mib` MiB of CSV-like text (declared text/csv, checked as UTF-8 on the way in). */
+function bigFile(mib: number): string {
+  const file = path.join(work, `upload-${mib}.csv`);
+  const header = Buffer.from('reading,value\n', 'utf8');
+  const handle = fs.openSync(file, 'w');
+  fs.writeSync(handle, header);
+  const chunk = Buffer.alloc(1024 * 1024);
+  let seed = 1;
+  for (let index = 0; index < chunk.length; index++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    chunk[index] = index % 64 === 63 ? 0x0a : 0x30 + (seed % 10);
+  }
+  for (let written = header.length; written < mib * 1024 * 1024; written += chunk.length)
+    fs.writeSync(handle, chunk, 0, Math.min(chunk.length, mib * 1024 * 1024 - written));
+  fs.closeSync(handle);
+  return file;
+}
+
+/** Streams a file to POST /v1/attachments as a raw upload; resolves with the status. */
+function upload(base: string, key: string, parentId: string, file: string): Promise<number> {
+  const url = new URL(`/v1/attachments?parent_type=client&parent_id=${parentId}&filename=big.csv`, base);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'text/csv',
+          'content-length': fs.statSync(file).size,
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    request.on('error', reject);
+    fs.createReadStream(file).pipe(request);
+  });
+}
+
+async function runEngine(engine: string, env: Record<string, string>) {
+  const directory = fs.mkdtempSync(path.join(work, 'attachments-'));
+  const serverEnv = { ...env, ATTACHMENTS_DIR: directory };
+  const seeded = await prepare(serverEnv);
+  const other = await prepare(serverEnv);
+  const server = await startBms(serverEnv);
+  const parent = await api(server.url, seeded.key, 'POST', '/v1/clients', { name: 'Upload client' });
+  const otherClient = await api(server.url, other.key, 'POST', '/v1/clients', { name: 'Other tenant' });
+  const file = bigFile(MIB);
+
+  // 1. One upload against cp, and the server's RSS around it.
+  const copyStarted = performance.now();
+  spawnSync('cp', [file, path.join(directory, 'copy.bin')]);
+  spawnSync('sync');
+  const copySeconds = (performance.now() - copyStarted) / 1000;
+  const pid = server.process.pid as number;
+  const rssBefore = procMemoryMb(pid, 'VmRSS');
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, procMemoryMb(pid, 'VmRSS'));
+  }, 10);
+  const started = performance.now();
+  const status = await upload(server.url, seeded.key, parent.json.data.id, file);
+  const uploadSeconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  const rssGrowth = Math.max(rssPeak, procMemoryMb(pid, 'VmRSS')) - rssBefore;
+  if (status !== 201) throw new Error(`the upload answered ${status}`);
+
+  // 2. Another tenant's GET p99, alone and during CONCURRENT uploads.
+  const gets = async () => {
+    const times: number[] = [];
+    for (let index = 0; index < GETS; index++) {
+      const begun = performance.now();
+      await api(server.url, other.key, 'GET', `/v1/clients/${otherClient.json.data.id}`);
+      times.push(performance.now() - begun);
+    }
+    return times;
+  };
+  const alone = p99(await gets());
+  const uploads = Promise.all(
+    Array.from({ length: CONCURRENT }, () => upload(server.url, seeded.key, parent.json.data.id, file)),
+  );
+  const during = p99(await gets());
+  await uploads;
+  await stop(server.process);
+  const result = {
+    engine,
+    mib: MIB,
+    upload: {
+      seconds: round(uploadSeconds),
+      cpSeconds: round(copySeconds),
+      throughputVsCp: round(copySeconds / uploadSeconds),
+      rssGrowthMb: round(rssGrowth, 1),
+    },
+    otherTenantGetP99: { aloneMs: round(alone), duringUploadsMs: round(during), ratio: round(during / alone) },
+    concurrent: CONCURRENT,
+  };
+  console.log(JSON.stringify(result));
+  fs.rmSync(directory, { recursive: true, force: true });
+  return result;
+}
+
+async function main() {
+  console.log(
+    JSON.stringify({ cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version }),
+  );
+  await onEachEngine('attachments', runEngine);
+  process.exit(0);
+}
+
+await main();

@@ -1,0 +1,25 @@
+// The face of the attachments module: what other modules, the workers and the composition may use. The rest is private.
+import type { AttachmentsConfig } from '../../config.js';
+import { S3Store } from './s3-store.js';
+import { type AttachmentStore, LocalStore } from './store.js';
+
+export { AttachmentSchema } from './attachments.schemas.js';
+export {
+  attachmentStorage,
+  hubFile,
+  hubFiles,
+  openContent,
+  presentAttachment,
+  type AttachmentSettings,
+} from './attachments.service.js';
+export { contentHeaders, parseRange } from './download.js';
+export type { Attachment } from './attachments.schemas.js';
+export { ORPHAN_AGE_MS, sweepOrphans } from './sweeper.js';
+export { type AttachmentStore, LocalStore } from './store.js';
+export { S3Store } from './s3-store.js';
+
+/** The store `ATTACHMENTS_STORE` names. */
+export function openAttachmentStore(config: AttachmentsConfig): AttachmentStore {
+  if (config.store === 's3' && config.s3) return new S3Store(config.s3, config.directory);
+  return new LocalStore(config.directory);
+}
