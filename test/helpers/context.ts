@@ -100,6 +100,7 @@ export async function createTestContext(
     database,
     clock,
     logStream,
+    compileOnFirstUse: process.env.BMS_EAGER !== '1',
     ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
   });
   const mismatches = options.validateResponses === false ? [] : validateResponses(app);
