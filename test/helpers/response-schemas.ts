@@ -15,7 +15,9 @@ interface Document {
 /** Validates response bodies against one document, compiling each operation's response schema once. */
 export class ResponseSchemas {
   // Not strict: the document carries OpenAPI's and our own keywords (example) beside JSON Schema's.
-  readonly #ajv = new Ajv.default({ strict: false, allErrors: true, allowUnionTypes: true });
+  // inlineRefs off: a schema that many answers share (an invoice, the error envelope) is compiled once, as its own
+  // function, not again inside each answer's validator.
+  readonly #ajv = new Ajv.default({ strict: false, allErrors: true, allowUnionTypes: true, inlineRefs: false });
   readonly #validators = new Map<string, ValidateFunction | null>();
 
   constructor(private readonly document: Document) {
@@ -56,6 +58,22 @@ function escape(path: string): string {
   return path.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/**
+ * The validators of each document served in this process, by its text: the apps a suite builds serve the same
+ * document, and each answer's validator is then compiled once, not once per app.
+ */
+const byDocument = new Map<string, ResponseSchemas>();
+
+function schemasOf(document: Document): ResponseSchemas {
+  const text = JSON.stringify(document);
+  let schemas = byDocument.get(text);
+  if (schemas === undefined) {
+    schemas = new ResponseSchemas(JSON.parse(text) as Document);
+    byDocument.set(text, schemas);
+  }
+  return schemas;
+}
+
 /** Adds the onSend hook to an app not yet ready; mismatches go into the returned list. */
 export function validateResponses(app: FastifyInstance): string[] {
   const mismatches: string[] = [];
@@ -67,7 +85,7 @@ export function validateResponses(app: FastifyInstance): string[] {
     // A response to a client that is gone reaches nobody: a body cut off by REQUEST_TIMEOUT_MS is answered 408
     // by Node, and the route's own 400 for the body it never got is written to a closed socket.
     if (request.raw.socket?.destroyed) return payload;
-    schemas ??= new ResponseSchemas(app.swagger() as unknown as Document);
+    schemas ??= schemasOf(app.swagger() as unknown as Document);
     let body: unknown;
     try {
       body = JSON.parse(payload);
