@@ -41,6 +41,37 @@ const engines = [
 ].filter(([, database]) => passes.includes(database));
 const sideBySide = !sequential && engines.length > 1;
 
+/**
+ * The files in the order to start them: those that took longest in the last run of this engine's pass first, so a
+ * long file does not end the pass running alone while the other slots have nothing left (a file not timed yet goes
+ * first of all). Each pass keeps its files' times in the temporary folder for the next run.
+ */
+const timesFile = (database) => path.join(os.tmpdir(), `bms-test-file-times-${database}.json`);
+function readTimes(database) {
+  try {
+    return JSON.parse(fs.readFileSync(timesFile(database), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+function longestFirst(database) {
+  const times = readTimes(database);
+  const took = (file) => times[path.resolve(file)] ?? Number.POSITIVE_INFINITY;
+  return [...files].sort((a, b) => took(b) - took(a));
+}
+function keepTimes(database, perFile) {
+  if (perFile.size === 0) return;
+  const times = {
+    ...readTimes(database),
+    ...Object.fromEntries([...perFile].map(([file, ms]) => [path.resolve(file), ms])),
+  };
+  try {
+    fs.writeFileSync(timesFile(database), JSON.stringify(times));
+  } catch {
+    // the next run keeps the given order
+  }
+}
+
 function runPass(name, env) {
   return new Promise((resolve) => {
     const started = Date.now();
@@ -57,7 +88,7 @@ function runPass(name, env) {
         '--test-reporter-destination=stdout',
         `--test-reporter=${new URL('./test-file-times.mjs', import.meta.url).pathname}`,
         `--test-reporter-destination=${times}`,
-        ...files,
+        ...longestFirst(env.BMS_TEST_DATABASE),
       ],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -85,6 +116,7 @@ function runPass(name, env) {
           perFile.set(file, (perFile.get(file) ?? 0) + Number(ms));
         }
         fs.rmSync(times, { force: true });
+        keepTimes(env.BMS_TEST_DATABASE, perFile);
       } catch {
         // no times: the pass ended early
       }

@@ -32,8 +32,8 @@ import { documentationRoutes } from './http/documentation.js';
 import { standardDocument } from './http/openapi-document.js';
 import { webhookDocumentation } from './http/openapi-webhooks.js';
 import { ErrorEnvelopeSchema } from './http/schemas.js';
-import { buildSerializer } from './http/serializers.js';
-import { schemaCompiler } from './http/validation.js';
+import { buildSerializer, buildSerializerOnFirstUse } from './http/serializers.js';
+import { compiledOnFirstUse, schemaCompiler } from './http/validation.js';
 import { clientRoutes } from './modules/clients/clients.routes.js';
 import { ClientSchema } from './modules/clients/index.js';
 import { teamMemberRoutes } from './modules/team-members/team-members.routes.js';
@@ -152,6 +152,11 @@ export interface AppDependencies {
   workerPasses?: WorkerPasses;
   /** Where attachments' bytes are kept; the one ATTACHMENTS_STORE names, closed with the app, when absent. */
   attachmentStore?: AttachmentStore;
+  /**
+   * Compile each route's request validators and response serializer when the route is first used, not at
+   * start-up (the tests: a test app serves a few of its routes). The same schemas, compiled alike; only when.
+   */
+  compileOnFirstUse?: boolean;
 }
 
 /** The process's clock: the one given, else the test clock when config.testClock, else the system's. */
@@ -239,7 +244,11 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
     },
     genReqId: newRequestId,
     // One serializer per distinct response shape, not per route and status (http/serializers.ts).
-    schemaController: { compilersFactory: { buildSerializer } },
+    schemaController: {
+      compilersFactory: {
+        buildSerializer: dependencies.compileOnFirstUse ? buildSerializerOnFirstUse : buildSerializer,
+      },
+    },
     serverFactory: serverFactory(config),
     clientErrorHandler,
     // Our own ids only: a client-chosen X-Request-Id could collide or forge log lines.
@@ -288,7 +297,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   const attachmentStore = dependencies.attachmentStore ?? openAttachmentStore(config.attachments);
   if (!dependencies.attachmentStore) app.addHook('onClose', () => attachmentStore.close());
   const attachmentSettings = { store: attachmentStore, maxBytes: config.attachments.maxBytes };
-  app.setValidatorCompiler(schemaCompiler);
+  app.setValidatorCompiler(dependencies.compileOnFirstUse ? compiledOnFirstUse(schemaCompiler) : schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
   for (const schema of [
     ClientSchema,

@@ -309,3 +309,22 @@ export function toDetails(errors: ErrorObject[], prefix = ''): ErrorDetail[] {
   }
   return [...byField.values()];
 }
+
+/**
+ * `compiler` deferred: each schema is compiled when its route first validates a request, not at start-up. For
+ * the tests only (AppDependencies.compileOnFirstUse): a test app serves a few of its hundreds of routes, and its
+ * requests are checked by the same validators, compiled from the same schemas.
+ */
+export function compiledOnFirstUse(compiler: FastifySchemaCompiler<unknown>): FastifySchemaCompiler<unknown> {
+  return (route) => {
+    let validate: ReturnType<FastifySchemaCompiler<unknown>> | undefined;
+    const deferred = (data: unknown) => {
+      validate ??= compiler(route);
+      const result = validate(data);
+      deferred.errors = (validate as { errors?: unknown }).errors ?? null;
+      return result;
+    };
+    deferred.errors = null as unknown;
+    return deferred as ReturnType<FastifySchemaCompiler<unknown>>;
+  };
+}

@@ -15,7 +15,9 @@ interface Document {
 /** Validates response bodies against one document, compiling each operation's response schema once. */
 export class ResponseSchemas {
   // Not strict: the document carries OpenAPI's and our own keywords (example) beside JSON Schema's.
-  readonly #ajv = new Ajv.default({ strict: false, allErrors: true, allowUnionTypes: true });
+  // inlineRefs off: a schema that many answers share (an invoice, the error envelope) is compiled once, as its own
+  // function, not again inside each answer's validator.
+  readonly #ajv = new Ajv.default({ strict: false, allErrors: true, allowUnionTypes: true, inlineRefs: false });
   readonly #validators = new Map<string, ValidateFunction | null>();
 
   constructor(private readonly document: Document) {
@@ -56,8 +58,32 @@ function escape(path: string): string {
   return path.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** Adds the onSend hook to an app not yet ready; mismatches go into the returned list. */
-export function validateResponses(app: FastifyInstance): string[] {
+/**
+ * The validators of each document served in this process: the apps a suite builds serve the same document, and
+ * each answer's validator is then compiled once, not once per app. A document is a function of the app's
+ * configuration and its routes (`sameDocument` says which), so it is generated once per such key; with no key,
+ * by its text.
+ */
+const byKey = new Map<string, ResponseSchemas>();
+
+function schemasOf(app: FastifyInstance, sameDocument: string | undefined): ResponseSchemas {
+  const routes = JSON.stringify(app.routeTable.routes);
+  let key = sameDocument === undefined ? undefined : `${sameDocument}\n${routes}`;
+  let schemas = key === undefined ? undefined : byKey.get(key);
+  if (schemas !== undefined) return schemas;
+  const text = JSON.stringify(app.swagger());
+  key ??= text;
+  schemas = byKey.get(text) ?? new ResponseSchemas(JSON.parse(text) as Document);
+  byKey.set(key, schemas);
+  byKey.set(text, schemas);
+  return schemas;
+}
+
+/**
+ * Adds the onSend hook to an app not yet ready; mismatches go into the returned list. `sameDocument`: a key that
+ * is the same for two apps of this process only when they serve the same document given the same routes.
+ */
+export function validateResponses(app: FastifyInstance, sameDocument?: string): string[] {
   const mismatches: string[] = [];
   let schemas: ResponseSchemas | undefined;
   app.addHook('onSend', async (request, reply, payload) => {
@@ -67,7 +93,7 @@ export function validateResponses(app: FastifyInstance): string[] {
     // A response to a client that is gone reaches nobody: a body cut off by REQUEST_TIMEOUT_MS is answered 408
     // by Node, and the route's own 400 for the body it never got is written to a closed socket.
     if (request.raw.socket?.destroyed) return payload;
-    schemas ??= new ResponseSchemas(app.swagger() as unknown as Document);
+    schemas ??= schemasOf(app, sameDocument);
     let body: unknown;
     try {
       body = JSON.parse(payload);
