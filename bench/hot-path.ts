@@ -10,6 +10,7 @@
 // request: what this stack does on this machine with none of BMS's per-request work. Its rows have no target.
 // BENCH_PROTOTYPE: its logging modes, comma-separated (none, info, fastify: Fastify's default two lines per
 // request; default none,info), or `off`.
+// BENCH_BEFORE=<another built checkout>: that build's GET and durable create too, against this run's bare server.
 // `npm run bench:hot`. wrk is Debian's package; this script installs it when missing and run as root.
 import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -210,6 +211,49 @@ async function compareBodies(
   return line;
 }
 
+/**
+ * BENCH_BEFORE: the root of another checkout, built (its dist/main.js and bin/bms.js), e.g. main before a change:
+ * its GET and durable create on SQLite, in this run, as ratios to this run's bare server, so a change's effect is
+ * read without the bare server's drift between runs. Its database is made and seeded by its own build.
+ */
+const BEFORE = process.env.BENCH_BEFORE;
+
+async function measureBefore(
+  root: string,
+  sqliteEnv: Record<string, string>,
+  newClient: string,
+  push: (row: Measured, target: number) => void,
+): Promise<void> {
+  const saved = { main: process.env.BENCH_MAIN, bin: process.env.BENCH_BIN };
+  process.env.BENCH_MAIN = path.join(root, 'dist/main.js');
+  process.env.BENCH_BIN = path.join(root, 'bin/bms.js');
+  try {
+    const env = { ...sqliteEnv, DATABASE_URL: `sqlite:${path.join(work, 'before.sqlite')}` };
+    const { server, seeded } = await startSeeded(env);
+    const pid = server.process.pid as number;
+    const label = `the build at ${root}`;
+    push(wrk(`${label}: GET one client, SQLite`, `${server.url}/v1/clients/${seeded.clientId}`, pid, seeded.key), 0.22);
+    push(
+      wrk(
+        `${label}: create a client, SQLite durable, no webhook endpoint`,
+        `${server.url}/v1/clients`,
+        pid,
+        seeded.key,
+        newClient,
+      ),
+      0.08,
+    );
+    await stop(server.process);
+  } finally {
+    for (const [name, value] of [
+      ['BENCH_MAIN', saved.main],
+      ['BENCH_BIN', saved.bin],
+    ] as const)
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+  }
+}
+
 async function main() {
   const loadAtStart = os.loadavg();
   ensureWrk();
@@ -350,6 +394,7 @@ async function main() {
   );
   await stop(sqlite.process);
   for (const prototype of prototypes) await stop(prototype.process);
+  if (BEFORE) await measureBefore(BEFORE, sqliteEnv, newClient, (row, target) => rows.push(ratio(row, target)));
 
   const postgres = await startPostgresDatabase('hot');
   try {
