@@ -190,8 +190,8 @@ test('keys create with all scopes and an expiry', () => {
   );
   assert.equal(
     created.scopes.length,
-    58,
-    'the 16 scopes of the seed, payments:read|write, events:read, webhooks:read|write, account:read|write, team:read|write, api_keys:read|write, visits:read|write|delete, schedules:read|write, catalog:read|write, recurring_invoices:read|write, availability:read|write, credit_notes:read|write|delete|send, reports:read, time_entries:read|write|delete|approve, apps:read|write|install, app_installs:read|write, custom_fields:read|write, tags:read|write, imports:read|write',
+    61,
+    'the 16 scopes of the seed, payments:read|write, events:read, webhooks:read|write, account:read|write, team:read|write, api_keys:read|write, visits:read|write|delete, schedules:read|write, catalog:read|write, recurring_invoices:read|write, availability:read|write, credit_notes:read|write|delete|send, reports:read, time_entries:read|write|delete|approve, apps:read|write|install, app_installs:read|write, custom_fields:read|write, tags:read|write, imports:read|write, attachments:read|write|delete',
   );
   const listed = json(runBms(['keys', 'list', '--account', account.id, '--json'], env));
   assert.equal(listed.keys[0].expires_at, '2099-01-01T00:00:00.000Z');

@@ -65,7 +65,7 @@ const parsed = (value: unknown) => (typeof value === 'string' ? JSON.parse(value
 /** The account's clients as the contract shows them, read straight from the rows (no BMS code involved). */
 async function uncached(accountId: string) {
   const rows = await foreign.rows(
-    'select id, name, email, phone, company_name, address, notes, external_id, metadata, custom_fields, tags, created_at, updated_at from clients where account_id = ? order by created_at desc, id desc',
+    'select id, name, email, phone, company_name, address, notes, einvoicing, external_id, metadata, custom_fields, tags, created_at, updated_at from clients where account_id = ? order by created_at desc, id desc',
     [accountId],
   );
   // Contract section 27: every live field of clients, in order, null when the client holds no value.
@@ -80,6 +80,8 @@ async function uncached(accountId: string) {
   const byName = await foreign.rows('select id from clients where account_id = ? order by sort_name, id', [accountId]);
   const clients = new Map<string, Record<string, unknown>>();
   for (const row of rows) {
+    // Contract section 31: the buyer's e-invoicing fields, each null when unset.
+    const party = (parsed(row.einvoicing) ?? {}) as Record<string, unknown>;
     clients.set(row.id as string, {
       id: row.id,
       object: 'client',
@@ -89,6 +91,12 @@ async function uncached(accountId: string) {
       company_name: row.company_name,
       address: row.address === null ? null : parsed(row.address),
       notes: row.notes,
+      vat_id: party.vat_id ?? null,
+      registration_id: party.registration_id ?? null,
+      registration_scheme: party.registration_scheme ?? null,
+      electronic_address: party.electronic_address ?? null,
+      buyer_reference: party.buyer_reference ?? null,
+      einvoice_format: party.einvoice_format ?? null,
       property_ids: properties.filter((property) => property.client_id === row.id).map((property) => property.id),
       external_id: row.external_id,
       metadata: parsed(row.metadata),
