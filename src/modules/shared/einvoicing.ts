@@ -29,7 +29,11 @@ export const ElectronicAddressSchema = Type.Object(
     }),
     value: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', example: 'DE123456789' }),
   },
-  { additionalProperties: false, description: 'Where e-invoices are delivered electronically (BT-34, BT-49).' },
+  {
+    additionalProperties: false,
+    description: 'Where e-invoices are delivered electronically (BT-34, BT-49).',
+    example: { scheme: '9930', value: 'DE123456789' },
+  },
 );
 
 export const PaymentAccountSchema = Type.Object(
