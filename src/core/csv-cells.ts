@@ -41,3 +41,10 @@ export function minorUnits(text: string, digits: number): number | undefined {
   const value = BigInt(whole + fraction.padEnd(digits, '0'));
   return Number(negative ? -value : value);
 }
+
+/**
+ * csv-stringify's options for every CSV BMS writes: CRLF between records (RFC 4180), and a cell holding a line
+ * break quoted whatever the break (csv-stringify quotes only the record delimiter itself, so a lone LF in a note
+ * would otherwise split the record for a reader).
+ */
+export const CSV_WRITE_OPTIONS = { record_delimiter: '\r\n', quoted_match: /[\r\n]/ } as const;

@@ -4,7 +4,7 @@
 // `|`, and for quotes and invoices a row per line (`line.<field>`), the document's columns repeated: the import's
 // columns, so that an export imports again. Every text cell is formula-escaped (§32).
 import { stringify } from 'csv-stringify/sync';
-import { escapeFormula } from '../../core/csv-cells.js';
+import { CSV_WRITE_OPTIONS, escapeFormula } from '../../core/csv-cells.js';
 
 type Json = Record<string, unknown>;
 
@@ -65,16 +65,16 @@ export function csvRecords(item: unknown, columns: readonly string[], lines: boo
   const own = columns.filter((column) => !column.startsWith('line.'));
   const lineColumns = columns.filter((column) => column.startsWith('line.'));
   const cells = own.map((column) => csvCell(valueAt(item, column)));
-  if (!lines) return stringify([cells], { record_delimiter: '\r\n' });
+  if (!lines) return stringify([cells], CSV_WRITE_OPTIONS);
   const items = (valueAt(item, 'line_items') as unknown[] | undefined) ?? [];
   const records = (items.length === 0 ? [undefined] : items).map((line) => [
     ...cells,
     ...lineColumns.map((column) => csvCell(line === undefined ? undefined : valueAt(line, column.slice(5)))),
   ]);
-  return stringify(records, { record_delimiter: '\r\n' });
+  return stringify(records, CSV_WRITE_OPTIONS);
 }
 
 /** The header record, after the UTF-8 byte order mark (a spreadsheet then reads the file as UTF-8). */
 export function csvHeader(columns: readonly string[]): string {
-  return `\uFEFF${stringify([[...columns]], { record_delimiter: '\r\n' })}`;
+  return `\uFEFF${stringify([[...columns]], CSV_WRITE_OPTIONS)}`;
 }

@@ -62,7 +62,11 @@ const ServicePeriodSchema = Type.Object(
     start_date: { ...DateSchema, description: 'The first day of the period.' },
     end_date: { ...DateSchema, description: 'The last day of the period, not before start_date.' },
   },
-  { additionalProperties: false, description: 'BG-14, the period the invoice bills.' },
+  {
+    additionalProperties: false,
+    description: 'BG-14, the period the invoice bills.',
+    example: { start_date: '2026-11-01', end_date: '2026-11-30' },
+  },
 );
 export const InvoiceEinvoiceSchema = Type.Object(
   {
@@ -80,7 +84,18 @@ export const InvoiceEinvoiceSchema = Type.Object(
       { description: 'What the files were validated with.' },
     ),
   },
-  { description: 'The e-invoice frozen when the invoice was first sent (docs/guide/einvoices.md).' },
+  {
+    description: 'The e-invoice frozen when the invoice was first sent (docs/guide/einvoices.md).',
+    example: {
+      sha256: {
+        ubl: '9b2f6c0d8e4a1f3b5c7d9e0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c',
+        cii: '1a3c5e7f9b2d4f6a8c0e2a4c6e8a0c2e4a6c8e0a2c4e6a8c0e2a4c6e8a0c2e4a',
+        facturx: null,
+      },
+      frozen_at: '2026-11-29T10:15:00.000Z',
+      artefacts: [{ name: 'EN16931-UBL-validation', version: '1.3.15' }],
+    },
+  },
 );
 
 const remindersEnabled = Type.Boolean({

@@ -137,6 +137,19 @@ export const QuoteSchema = Type.Object(
       ...SignatureSchema,
       description:
         'Read-only: the latest signature of a hub approval (its invalidated_at set once revised); null before any.',
+      example: {
+        id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f70',
+        object: 'signature',
+        quote_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f71',
+        signer_name: 'Jane Doe',
+        signed_at: '2026-11-29T10:15:00.000Z',
+        ip_address: '203.0.113.7',
+        user_agent: 'Mozilla/5.0',
+        image_attachment_id: null,
+        document_sha256: '3f1c0b8e2d4a6f7091b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718',
+        invalidated_at: null,
+        invalidated_reason: null,
+      },
     }),
     deposit: Nullable(DepositSchema),
     deposit_amount: depositFigure(

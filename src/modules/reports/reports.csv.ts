@@ -2,7 +2,7 @@
 // totals last as TOTAL; money as decimal text with the currency's digits; a text cell that a spreadsheet would
 // read as a formula gets a leading `'` (§32: also one that already starts with `'` and such a character).
 import { stringify } from 'csv-stringify/sync';
-import { decimalText, escapeFormula, minorDigits } from '../../core/csv-cells.js';
+import { CSV_WRITE_OPTIONS, decimalText, escapeFormula, minorDigits } from '../../core/csv-cells.js';
 import type { Report } from './reports.schemas.js';
 
 type Cell = string | number | boolean | null | undefined;
@@ -38,7 +38,7 @@ export function reportCsv(report: Report<unknown, unknown, unknown>): string {
   };
   const records = rows.map((row) => columns.map((key) => cell(key, row[key])));
   records.push(columns.map((key, index) => (index === 0 ? 'TOTAL' : key in totals ? cell(key, totals[key]) : '')));
-  return stringify([columns, ...records], { record_delimiter: '\r\n' });
+  return stringify([columns, ...records], CSV_WRITE_OPTIONS);
 }
 
 /** The columns of a report with no rows, so its header is the same as with rows. */
