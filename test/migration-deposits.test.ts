@@ -5,9 +5,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { systemClock } from '../src/core/deps.js';
-import { SYSTEM_ACTOR } from '../src/kernel/context.js';
-import { createAccount } from '../src/modules/accounts/index.js';
 import { onPostgres } from './helpers/database.js';
 import { migratableDatabase } from './helpers/migration.js';
 
@@ -17,18 +14,17 @@ test('payments, refunds and applications made before the migration read as befor
   const database = await migratableDatabase();
   try {
     await database.migrateTo(database.before(NAME));
-    const account = await createAccount(database.db, systemClock, { name: 'Before deposits' });
-    const ctx = {
-      db: database.db,
-      clock: systemClock,
-      links: { publicBaseUrl: 'http://127.0.0.1:3000' },
-      accountId: account.id,
-      actor: SYSTEM_ACTOR,
-    };
-    // Rows written as the version before wrote them: through SQL of that schema (no quote_id, no deposit columns).
-    const { createClient } = await import('../src/modules/clients/clients.service.js');
-    const client = await createClient(ctx, { name: 'Acme', email: 'ap@acme.example' });
+    // Rows written as the version before wrote them: through SQL of that schema (no quote_id, no deposit columns,
+    // nor the columns later versions added to accounts and clients).
     const now = new Date().toISOString();
+    const account = { id: '019a8f4e-7c1a-7d2b-9a3e-0000000000a1' };
+    const client = { id: '019a8f4e-7c1a-7d2b-9a3e-0000000000c1' };
+    await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
+      values (${account.id}, ${'Before deposits'}, ${'USD'}, ${30}, ${now}, ${now})`.execute(database.db);
+    await sql`insert into clients (id, account_id, name, sort_name, email, metadata, created_at, updated_at)
+      values (${client.id}, ${account.id}, ${'Acme'}, ${'acme'}, ${'ap@acme.example'}, ${'{}'}, ${now}, ${now})`.execute(
+      database.db,
+    );
     const quoteId = '019a8f4e-7c1a-7d2b-9a3e-000000000001';
     const invoiceId = '019a8f4e-7c1a-7d2b-9a3e-000000000002';
     const paymentId = '019a8f4e-7c1a-7d2b-9a3e-000000000003';

@@ -545,7 +545,7 @@ test('an account holds at most 1,000 recurring invoices not ended; `bms accounts
   assert.equal(lowered.status, 0, lowered.stderr);
   assert.deepEqual(JSON.parse(lowered.stdout), {
     id: accountId,
-    limits: { webhook_endpoints: 16, recurring_invoices: 1 },
+    limits: { webhook_endpoints: 16, recurring_invoices: 1, attachment_bytes: 5368709120 },
   });
   const body = {
     client_id: clientId,

@@ -489,7 +489,7 @@ describe('the SDK generator, with the version-3 resources', () => {
     const ts = sources['js/src/generated.ts']!;
     const python = sources['python/bms_sdk/_generated.py']!;
     const expected: Record<string, string[]> = {
-      visits: ['list', 'create', 'get', 'update', 'delete', 'addAssignee', 'removeAssignee'],
+      visits: ['list', 'create', 'get', 'update', 'delete', 'addTags', 'removeTag', 'addAssignee', 'removeAssignee'],
       'visit-schedules': [
         'list',
         'create',
@@ -528,7 +528,7 @@ describe('the SDK generator, with the version-3 resources', () => {
     assert.match(python, /"""invoices: [^"]*\bpreview\b[^"]*\."""/);
     assert.match(
       ts,
-      /export type Event = .*\| VisitEvent \| VisitScheduleEvent \| ProductEvent \| TaxRateEvent \| RecurringInvoiceEvent \| AvailabilityExceptionEvent \| CreditNoteEvent \| TimeEntryEvent \| TimeLockEvent \| AppEvent \| CustomFieldEvent \| AttachmentEvent;/,
+      /export type Event = .*\| VisitEvent \| VisitScheduleEvent \| ProductEvent \| TaxRateEvent \| RecurringInvoiceEvent \| AvailabilityExceptionEvent \| CreditNoteEvent \| TimeEntryEvent \| TimeLockEvent \| AppEvent \| CustomFieldEvent \| TagEvent \| ImportEvent \| AttachmentEvent;/,
     );
     assert.ok(
       sources['js/README.md']!.includes(

@@ -39,7 +39,7 @@ test('an account holds at most 16 webhook endpoints: the 17th is 422 on url, a d
   assert.equal(raised.status, 0, raised.stderr);
   assert.deepEqual(JSON.parse(raised.stdout), {
     id: accountId,
-    limits: { webhook_endpoints: 17, recurring_invoices: 1000 },
+    limits: { webhook_endpoints: 17, recurring_invoices: 1000, attachment_bytes: 5368709120 },
   });
   assert.equal((await endpoint(key, 18)).status, 201);
   assert.equal((await endpoint(key, 19)).status, 422);
