@@ -10,7 +10,7 @@
 // request: what this stack does on this machine with none of BMS's per-request work. Its rows have no target.
 // BENCH_PROTOTYPE: its logging modes, comma-separated (none, info, fastify: Fastify's default two lines per
 // request; default none,info), or `off`.
-// BENCH_BEFORE=<another built checkout>: that build's GET and durable create too, against this run's bare server.
+// BENCH_BEFORE=<other built checkouts, comma-separated>: their GET and durable create too, against this run's bare server.
 // `npm run bench:hot`. wrk is Debian's package; this script installs it when missing and run as root.
 import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -212,11 +212,12 @@ async function compareBodies(
 }
 
 /**
- * BENCH_BEFORE: the root of another checkout, built (its dist/main.js and bin/bms.js), e.g. main before a change:
- * its GET and durable create on SQLite, in this run, as ratios to this run's bare server, so a change's effect is
- * read without the bare server's drift between runs. Its database is made and seeded by its own build.
+ * BENCH_BEFORE: the roots of other checkouts, comma-separated, each built (its dist/main.js and bin/bms.js), e.g. main
+ * before and after a change: each one's GET and durable create on SQLite, in this run, as ratios to this run's bare
+ * server, so a change's effect is read without the bare server's drift between runs. Each database is made and
+ * seeded by its own build.
  */
-const BEFORE = process.env.BENCH_BEFORE;
+const BEFORE = (process.env.BENCH_BEFORE ?? '').split(',').filter((root) => root !== '');
 
 async function measureBefore(
   root: string,
@@ -228,7 +229,7 @@ async function measureBefore(
   process.env.BENCH_MAIN = path.join(root, 'dist/main.js');
   process.env.BENCH_BIN = path.join(root, 'bin/bms.js');
   try {
-    const env = { ...sqliteEnv, DATABASE_URL: `sqlite:${path.join(work, 'before.sqlite')}` };
+    const env = { ...sqliteEnv, DATABASE_URL: `sqlite:${path.join(work, `before-${path.basename(root)}.sqlite`)}` };
     const { server, seeded } = await startSeeded(env);
     const pid = server.process.pid as number;
     const label = `the build at ${root}`;
@@ -394,7 +395,7 @@ async function main() {
   );
   await stop(sqlite.process);
   for (const prototype of prototypes) await stop(prototype.process);
-  if (BEFORE) await measureBefore(BEFORE, sqliteEnv, newClient, (row, target) => rows.push(ratio(row, target)));
+  for (const root of BEFORE) await measureBefore(root, sqliteEnv, newClient, (row, target) => rows.push(ratio(row, target)));
 
   const postgres = await startPostgresDatabase('hot');
   try {
