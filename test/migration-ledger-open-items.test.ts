@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { migratableDatabase } from './helpers/migration.js';
+import { migratableDatabase, oldLedger } from './helpers/migration.js';
 
 const ACCOUNT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9a12';
 const CLIENT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9b12';
@@ -20,31 +20,7 @@ test('existing entries become open items: the span each invoice, payment and cre
     await database.migrateTo(database.before(MIGRATION));
     const db = database.db as never as import('kysely').Kysely<any>;
     const now = '2026-11-01T08:00:00.000Z';
-    await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
-      values (${ACCOUNT}, ${'Old books'}, ${'USD'}, ${30}, ${now}, ${now})`.execute(db);
-    const entry = (sequence: number, fields: Record<string, unknown>) => ({
-      id: `019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f${String(sequence).padStart(2, '0')}`,
-      account_id: ACCOUNT,
-      sequence,
-      client_id: CLIENT,
-      currency: 'USD',
-      amount: 0,
-      applied_amount: 0,
-      balance_amount: 0,
-      invoice_id: null,
-      credit_note_id: null,
-      payment_id: null,
-      refund_id: null,
-      application_id: null,
-      due_date: null,
-      net_amount: null,
-      tax_amount: null,
-      cost_amount: null,
-      taxes: null,
-      actor: '{"type":"system","id":null}',
-      created_at: now,
-      ...fields,
-    });
+    const entry = await oldLedger(db, ACCOUNT, CLIENT, now);
     await db
       .insertInto('ledger_entries')
       .values([

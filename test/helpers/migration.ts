@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Migrator } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { MIGRATIONS } from '../../src/db/migrate.js';
@@ -87,4 +87,43 @@ export async function insertOldMember(db: Db, accountId: string, id: string, now
       updated_at: now,
     })
     .execute();
+}
+
+/**
+ * An account (USD, 30 days' terms) as every schema since the ledger stores one, and the maker of its client's
+ * ledger entries as those schemas store them: `entry(sequence, fields)` has every column zero or null but `fields`
+ * (a later schema's columns among them); its id ends in `idOffset + sequence`.
+ */
+export async function oldLedger(
+  db: Kysely<any>,
+  accountId: string,
+  clientId: string,
+  now: string,
+  idOffset = 0,
+): Promise<(sequence: number, fields: Record<string, unknown>) => Record<string, unknown>> {
+  await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
+    values (${accountId}, ${'Old books'}, ${'USD'}, ${30}, ${now}, ${now})`.execute(db);
+  return (sequence, fields) => ({
+    id: `019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f${String(sequence + idOffset).padStart(2, '0')}`,
+    account_id: accountId,
+    sequence,
+    client_id: clientId,
+    currency: 'USD',
+    amount: 0,
+    applied_amount: 0,
+    balance_amount: 0,
+    invoice_id: null,
+    credit_note_id: null,
+    payment_id: null,
+    refund_id: null,
+    application_id: null,
+    due_date: null,
+    net_amount: null,
+    tax_amount: null,
+    cost_amount: null,
+    taxes: null,
+    actor: '{"type":"system","id":null}',
+    created_at: now,
+    ...fields,
+  });
 }
