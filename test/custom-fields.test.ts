@@ -294,6 +294,23 @@ describe('values', () => {
     assert.equal((await createClient({})).status, 201);
   });
 
+  test("each account's definitions are its own: another's required field binds nothing, its key is unknown", async () => {
+    await define({ key: 'region', label: 'Region', type: 'text', required: true });
+    const first = key;
+    ({ key } = await context.account());
+    await define({ key: 'gate_code', label: 'Gate code', type: 'text' });
+    const made = await createClient({ custom_fields: { gate_code: '1234' } });
+    assert.equal(made.status, 201, made.text);
+    assert.deepEqual(made.body.data.custom_fields, { gate_code: '1234' });
+    assert.deepEqual(Object.keys(detailsOf(await createClient({ custom_fields: { region: 'North' } }))), [
+      'custom_fields.region',
+    ]);
+    key = first;
+    assert.deepEqual(detailsOf(await createClient({})), { 'custom_fields.region': 'custom_fields.region is required' });
+    const theirs = await createClient({ custom_fields: { region: 'North', gate_code: '1234' } });
+    assert.deepEqual(Object.keys(detailsOf(theirs)), ['custom_fields.gate_code']);
+  });
+
   test('a PUT merges: the keys it names change, null clears, the others stay; the event names the old values', async () => {
     await define({ key: 'gate_code', label: 'Gate code', type: 'text' });
     await define({ key: 'tier', label: 'Tier', type: 'select', options: [{ value: 'gold', label: 'Gold' }] });

@@ -8,6 +8,7 @@ import {
   listPlan,
   lockedIf,
   type PageRequest,
+  prepared,
   runList,
   type SortFields,
   timeBoundConditions,
@@ -76,19 +77,22 @@ export async function findCustomFieldByKey(db: Executor, accountId: string, reso
     .executeTakeFirst();
 }
 
-/** The resource's live definitions, by position then age (custom_fields_key_idx: at most 50 live per kind). */
-export function liveCustomFields(db: Executor, accountId: string, resource: string): Promise<CustomFieldRow[]> {
-  return db
-    .selectFrom('custom_fields')
-    .select(COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('resource', '=', resource)
-    .where('deleted_at', 'is', null)
-    .orderBy('position')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
+/**
+ * The resource's live definitions, by position then age (custom_fields_key_idx: at most 50 live per kind); compiled
+ * once, for every create and update of a kind with custom fields reads them.
+ */
+export const liveCustomFields: (db: Executor, accountId: string, resource: string) => Promise<CustomFieldRow[]> =
+  prepared((db: Executor, accountId: string, resource: string) =>
+    db
+      .selectFrom('custom_fields')
+      .select(COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('resource', '=', resource)
+      .where('deleted_at', 'is', null)
+      .orderBy('position')
+      .orderBy('created_at')
+      .orderBy('id'),
+  );
 
 export async function updateCustomField(
   db: Executor,
