@@ -41,7 +41,13 @@ test('active installs of apps with a webhook get their endpoint, spelled out as 
         values (${id}, ${PUBLISHER}, ${'App'}, ${'confidential'}, ${'["https://a.example/cb"]'}, ${'https://a.example/install'}, ${scopes}, ${'public'}, ${url}, ${events}, ${status}, ${`whsec_${id.slice(-4)}`}, ${'{}'}, ${now}, ${now})`.execute(
         db,
       );
-    await app(HOOKED, 'https://hooks.example.test/a', '["*"]', 'enabled', '["clients:read","invoices:read","events:read"]');
+    await app(
+      HOOKED,
+      'https://hooks.example.test/a',
+      '["*"]',
+      'enabled',
+      '["clients:read","invoices:read","events:read"]',
+    );
     await app(SILENT, null, '["*"]', 'enabled', '["clients:read"]');
     await app(PAUSED, 'https://hooks.example.test/c', '["invoice.paid","client.*"]', 'disabled', '["clients:read"]');
     const install = async (id: string, account: string, appId: string, scopes: string, status = 'active') =>

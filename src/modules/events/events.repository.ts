@@ -68,7 +68,10 @@ function audienceCondition(db: Executor, audience: Audience): Condition {
   if (audience.whole.length > 0) heard.push(sql<SqlBool>`${sql.ref('type')} in (${sql.join(audience.whole)})`);
   for (const [type, values] of audience.part)
     heard.push(sql<SqlBool>`(${sql.ref('type')} = ${type} and ${qualifierOf(db, type)} in (${sql.join(values)}))`);
-  return { column: 'type', expression: heard.length > 0 ? sql<SqlBool>`(${sql.join(heard, sql` or `)})` : sql<SqlBool>`1 = 0` };
+  return {
+    column: 'type',
+    expression: heard.length > 0 ? sql<SqlBool>`(${sql.join(heard, sql` or `)})` : sql<SqlBool>`1 = 0`,
+  };
 }
 
 export const EVENT_SORTS: SortFields<EventRow> = { created_at: { kind: 'timestamp', value: (row) => row.created_at } };

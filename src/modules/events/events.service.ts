@@ -10,7 +10,6 @@ import { insertDeliveries } from './webhooks.repository.js';
 import { requireRow } from '../shared/index.js';
 import { fieldError, notFound } from '../../core/errors.js';
 import { EVENT_TYPES, isEventPattern, matchesEventPattern, type EventType } from '../../kernel/event-types.js';
-import { type Audience, type EventFilters } from './events.repository.js';
 import * as repository from './events.repository.js';
 import { noteChange } from './changes.repository.js';
 import type { Event, EventData, ListEventsInput } from './events.schemas.js';
@@ -151,7 +150,7 @@ export function appSubscriptions(
  * those it hears of in part, each with the values of its qualifier that it hears of (`app.installed` → [its
  * install id]; `delivery.failed` → the documents it reads).
  */
-export function audienceOf(subscriptions: readonly string[], asked: readonly string[]): Audience {
+function audienceOf(subscriptions: readonly string[], asked: readonly string[]): repository.Audience {
   const whole: string[] = [];
   const part = new Map<string, string[]>();
   for (const subscription of subscriptions) {
@@ -360,7 +359,7 @@ export async function listEvents(
     throw fieldError('app_id', 'must be the id of an app (a UUID)');
   if (query.origin_id !== undefined && !isUuid(query.origin_id))
     throw fieldError('origin_id', 'must be the id of a change set or an import (a UUID)');
-  const filters: EventFilters = { ...query, types, actor_app_id: query.app_id };
+  const filters: repository.EventFilters = { ...query, types, actor_app_id: query.app_id };
   if (subscriptions) {
     // The types the install hears of, whole or in part; those in part, only for the values it hears of.
     const audience = audienceOf(subscriptions, types ?? EVENT_TYPES);
