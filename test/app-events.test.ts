@@ -166,7 +166,10 @@ describe('an app token’s GET /v1/events', () => {
     assert.equal(put.status, 200, put.text);
     const from = hooks.received.length;
     const newest = (await read())[0]!.id;
-    const client = await call(business.key, 'POST', '/v1/clients', { name: 'Quiet Client', email: 'quiet@example.com' });
+    const client = await call(business.key, 'POST', '/v1/clients', {
+      name: 'Quiet Client',
+      email: 'quiet@example.com',
+    });
     await call(business.key, 'PUT', `/v1/clients/${client.id}`, { name: 'Loud Client' });
     await sent('invoices', client.id);
     const received = await heard(from);
