@@ -286,22 +286,23 @@ describe('an app’s webhook_url', () => {
 
 describe('what an install’s endpoint subscribes to', () => {
   const INSTALL = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01';
-  test('the kinds the install reads; delivery.* of the documents it reads; its own app.* only', () => {
+  // Its own install's app.* always (contract §25), whatever webhook_events say.
+  const OWN = [`app.installed@${INSTALL}`, `app.reauthorized@${INSTALL}`, `app.uninstalled@${INSTALL}`];
+  test('the kinds the install reads; delivery.* of the documents it reads; its own app.* always', () => {
     assert.deepEqual(appSubscriptions(['client.*', 'team_member.*'], new Set(['clients:read']), INSTALL), [
       'client.created',
       'client.updated',
       'client.deleted',
+      ...OWN,
     ]);
     assert.deepEqual(appSubscriptions(['delivery.*'], new Set(['invoices:read']), INSTALL), [
       'delivery.succeeded@invoice',
       'delivery.failed@invoice',
       'delivery.canceled@invoice',
+      ...OWN,
     ]);
-    assert.deepEqual(appSubscriptions(['app.*'], new Set(['clients:read']), INSTALL), [
-      `app.installed@${INSTALL}`,
-      `app.reauthorized@${INSTALL}`,
-      `app.uninstalled@${INSTALL}`,
-    ]);
-    assert.deepEqual(appSubscriptions(['api_key.*', 'webhook_endpoint.*'], new Set(['clients:read']), INSTALL), []);
+    assert.deepEqual(appSubscriptions(['app.*'], new Set(['clients:read']), INSTALL), OWN);
+    assert.deepEqual(appSubscriptions(['invoice.paid'], new Set(['clients:read']), INSTALL), OWN);
+    assert.deepEqual(appSubscriptions(['api_key.*', 'webhook_endpoint.*'], new Set(['clients:read']), INSTALL), OWN);
   });
 });

@@ -1,6 +1,7 @@
 // The operator's app commands (contract §25), run as a user runs them (the package's bin, another process) against
 // the database a live app serves: `bms apps set-limits` raises an install's rate limits past what its business may
-// set (which then only lowers them), `bms apps suspend` uninstalls (`suspended`) every install of an app, or one.
+// set (which then only lowers them), `bms apps suspend` uninstalls (`suspended`) every install of an app, or one,
+// and `bms apps unsuspend` lets a suspended app be installed again, its installs left uninstalled.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, type TestContext } from './helpers/context.js';
@@ -117,5 +118,21 @@ describe('bms apps', () => {
     const unknown = await bms(['apps', 'suspend', 'nope']);
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /No app or app install with id nope/);
+  });
+
+  test('unsuspend an app: installed anew, its old installs stay uninstalled; an install’s id is refused', async () => {
+    const lifted = json(await bms(['apps', 'unsuspend', installed.app.id, '--json']));
+    assert.deepEqual(lifted, { id: installed.app.id, object: 'app', suspended_at: null, lifted: true });
+    assert.equal((await install(installed.install_id)).status, 'uninstalled');
+    const anew = await installApp(context, business.key, { app: installed.app });
+    assert.notEqual(anew.install_id, installed.install_id);
+    assert.equal((await context.request('GET', '/v1/clients', { key: anew.access_token })).status, 200);
+    assert.match((await bms(['apps', 'unsuspend', installed.app.id])).stdout, /was not suspended/);
+    const byInstall = await bms(['apps', 'unsuspend', installed.install_id]);
+    assert.equal(byInstall.status, 2);
+    assert.match(byInstall.stderr, /is an app install: its suspension uninstalled it, which is final/);
+    const unknown = await bms(['apps', 'unsuspend', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01', '--json']);
+    assert.equal(unknown.status, 2);
+    assert.deepEqual(JSON.parse(unknown.stderr), { error: 'No app with id 019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f01' });
   });
 });

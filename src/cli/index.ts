@@ -5,7 +5,7 @@ import { type Database, migrateToLatest, openDatabase } from '../db/index.js';
 import { systemClock } from '../core/deps.js';
 import { accountExists, createAccount, setAccountLimits } from '../modules/accounts/index.js';
 import { createApiKey, listAccountApiKeys, revokeApiKey } from '../modules/api-keys/index.js';
-import { setInstallLimits, suspend } from '../modules/apps/index.js';
+import { setInstallLimits, suspend, unsuspend } from '../modules/apps/index.js';
 import { parseScopeList } from '../kernel/scopes.js';
 import { start } from '../main.js';
 import { runFileCommand } from './backup.js';
@@ -21,6 +21,7 @@ Commands:
   keys revoke ID
   apps set-limits INSTALL_ID [--per-minute N|default] [--per-day N|default] [--burst N|default]
   apps suspend ID                 an app (every install of it uninstalled, no new one) or one install
+  apps unsuspend APP_ID           an app may be installed again (its installs stay uninstalled)
   migrate
   backup --to FILE [--force]      a consistent copy of the SQLite database, while servers run
   restore --from FILE [--force]   a backup into DATABASE_URL's file (no server may hold it), migrated
@@ -210,6 +211,23 @@ async function run(
           suspension.object === 'app'
             ? `Suspended app ${id}: ${count} install(s) uninstalled; it cannot be installed or authorized again.`
             : `Suspended install ${id}: ${count === 1 ? 'uninstalled' : 'it was already uninstalled'}.`,
+      };
+    }
+    case 'apps unsuspend': {
+      await migrateToLatest(db);
+      const id = positionals[2];
+      if (!id) throw new UsageError('apps unsuspend needs the id of an app');
+      const unsuspension = await unsuspend(operatorRuntime(database), id);
+      if (!unsuspension) throw new UsageError(`No app with id ${id}`);
+      if (unsuspension.object === 'app_install')
+        throw new UsageError(
+          `${id} is an app install: its suspension uninstalled it, which is final; the business installs the app anew once the app is unsuspended`,
+        );
+      return {
+        json: unsuspension,
+        text: unsuspension.lifted
+          ? `Unsuspended app ${id}: it can be installed and authorized again; its installs stay uninstalled.`
+          : `App ${id} was not suspended.`,
       };
     }
     default:

@@ -35,6 +35,16 @@ export async function survivingFailure<T>(db: Executor, name: string, work: () =
 }
 
 /**
+ * The text at `path` (object keys) in the JSON column `column`, or null where there is none: `json_extract` on
+ * SQLite (text), `#>>` on PostgreSQL (jsonb).
+ */
+export function jsonText(db: Executor, column: string, path: readonly string[]): RawBuilder<string | null> {
+  return dialectOf(db) === 'postgres'
+    ? sql<string | null>`(${sql.ref(column)} #>> cast(${`{${path.join(',')}}`} as text[]))`
+    : sql<string | null>`json_extract(${sql.ref(column)}, ${`$.${path.join('.')}`})`;
+}
+
+/**
  * The end of a SELECT that claims a row for one worker among several: `for update skip locked` where rows
  * are locked (PostgreSQL), so that concurrent claimers pass each other; nothing on SQLite, whose one writer
  * claims alone.

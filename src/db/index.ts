@@ -7,6 +7,7 @@ export { deferredWrite, type DeferredWrite } from './deferred-write.js';
 export {
   claimLock,
   inReadSnapshot,
+  jsonText,
   keepsDerivedColumns,
   oneLargeWriteAtATime,
   readsCommittedVersions,

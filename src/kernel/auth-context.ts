@@ -17,6 +17,11 @@ export interface AuthContext {
   /** The app whose token this is; absent for an API key. */
   appId?: string | undefined;
   scopes: ReadonlySet<string>;
+  /**
+   * For an app's token: the events its install hears of (docs/api-contract.md §25), in the forms of the events
+   * module's `appSubscriptions`, which are all it reads of `/v1/events`; absent for an API key.
+   */
+  eventSubscriptions?: readonly string[] | undefined;
   rateLimits: RateLimitOverrides;
   /**
    * The keys that minted this one through the API, parent first, each with its own limits: a request takes a

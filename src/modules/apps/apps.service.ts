@@ -27,6 +27,7 @@ import type {
   ListAppDeliveriesInput,
   UpdateAppInput,
 } from './apps.schemas.js';
+import { forgetInstallTokens } from './token-cache.js';
 import { uninstallInTransaction } from './uninstall.js';
 import { syncAppWebhook } from './app-webhooks.js';
 import { redirectUriProblem } from './redirect-uris.js';
@@ -172,7 +173,7 @@ export async function updateApp(ctx: Context, settings: AppSettings, id: string,
   checkFields(settings, body);
   // Resolved before the transaction: a slow DNS answer must not hold a write lock.
   await checkWebhookUrl(settings, body.webhook_url);
-  return inTransaction(ctx, async (tx) => {
+  const updated = await inTransaction(ctx, async (tx) => {
     const before = await ownApp(tx, id, true);
     const changes: Partial<AppRow> = {};
     if (body.name !== undefined) changes.name = body.name;
@@ -196,6 +197,9 @@ export async function updateApp(ctx: Context, settings: AppSettings, id: string,
     await recordEvent(tx, 'app.updated', presentApp(after), { previous_attributes: previous });
     return presentApp(after);
   });
+  // Its tokens' scopes and events are the app's as they are now: found afresh from the next request.
+  forgetInstallTokens();
+  return updated;
 }
 
 /** Deletes an app: every install of it, in every account, is uninstalled (`app_deleted`) in the same transaction. */

@@ -4,5 +4,12 @@ export { type AppSettings } from './settings.js';
 export { accessTokenAuthenticator, isAccessToken } from './token-auth.js';
 export { uninstall } from './uninstall.js';
 export { disableAppWebhook } from './apps.service.js';
-export { type InstallRateLimits, setInstallLimits, suspend, type Suspension } from './operator.js';
+export {
+  type InstallRateLimits,
+  setInstallLimits,
+  suspend,
+  type Suspension,
+  unsuspend,
+  type Unsuspension,
+} from './operator.js';
 export { uninstallLapsed } from './lapsed-installs.js';

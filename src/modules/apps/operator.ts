@@ -1,6 +1,7 @@
-// The operator's commands on apps (docs/api-contract.md §25; `bms apps set-limits`, `bms apps suspend`): an
-// install's rate limits set past what its business may (which only lowers them), and the suspension of an app,
-// every install of it uninstalled (`suspended`) in one transaction, or of one install.
+// The operator's commands on apps (docs/api-contract.md §25; `bms apps set-limits`, `bms apps suspend`,
+// `bms apps unsuspend`): an install's rate limits set past what its business may (which only lowers them), the
+// suspension of an app, every install of it uninstalled (`suspended`) in one transaction, or of one install, and the
+// end of an app's suspension.
 import { isUuid } from '../../core/deps.js';
 import type { AppInstallRow } from '../../db/types.js';
 import { inTransaction, type Runtime, SYSTEM_ACTOR } from '../../kernel/context.js';
@@ -90,4 +91,29 @@ export async function suspend(runtime: Runtime, id: string): Promise<Suspension 
   });
   forgetInstallTokens();
   return result;
+}
+
+/**
+ * The end of an app's suspension: `lifted` whether it was suspended. Its installs stay uninstalled (final, §25),
+ * so each business installs it anew.
+ */
+export type Unsuspension =
+  | { id: string; object: 'app'; suspended_at: null; lifted: boolean }
+  /** The id is an install's: its suspension uninstalled it, which nothing undoes. */
+  | { id: string; object: 'app_install' };
+
+/**
+ * Lets a suspended app be installed, authorized and given tokens again (the id of an app); undefined when the id is
+ * neither an app's nor an install's. Again: nothing more.
+ */
+export async function unsuspend(runtime: Runtime, id: string): Promise<Unsuspension | undefined> {
+  if (!isUuid(id)) return undefined;
+  return inTransaction(runtime, async (tx): Promise<Unsuspension | undefined> => {
+    const app = await repository.findAppForOperator(tx.db, id);
+    if (app) {
+      if (app.suspended_at !== null) await repository.updateApp(tx.db, app.id, { suspended_at: null });
+      return { id: app.id, object: 'app', suspended_at: null, lifted: app.suspended_at !== null };
+    }
+    return (await repository.findInstallById(tx.db, id)) ? { id, object: 'app_install' } : undefined;
+  });
 }

@@ -4,6 +4,7 @@
 import type { Clock } from '../../core/deps.js';
 import { type Executor, fromJson } from '../../db/index.js';
 import type { Authenticate, AuthContext } from '../../kernel/auth-context.js';
+import { appSubscriptions } from '../events/index.js';
 import * as repository from './apps.repository.js';
 import { hashSecret, looksLike } from './secrets.js';
 import { cacheGeneration, cachedToken, keepToken, type KnownToken } from './token-cache.js';
@@ -19,12 +20,15 @@ async function loadToken(db: Executor, tokenHash: string): Promise<KnownToken | 
   const app = await repository.findAppById(db, token.app_id);
   if (!app) return undefined;
   const appScopes = new Set(fromJson<string[]>(app.scopes));
+  // A scope the app no longer asks for leaves every install at once.
+  const scopes = new Set(fromJson<string[]>(token.scopes).filter((scope) => appScopes.has(scope)));
   const context: AuthContext = {
     accountId: token.account_id,
     keyId: install.id,
     appId: app.id,
-    // A scope the app no longer asks for leaves every install at once.
-    scopes: new Set(fromJson<string[]>(token.scopes).filter((scope) => appScopes.has(scope))),
+    scopes,
+    // What its webhook hears of is what it reads of the events (docs/api-contract.md §25).
+    eventSubscriptions: appSubscriptions(fromJson<string[]>(app.webhook_events), scopes, install.id),
     rateLimits: {
       perMinute: install.rate_limit_per_minute ?? undefined,
       perDay: install.rate_limit_per_day ?? undefined,

@@ -1,7 +1,10 @@
 // Event queries, every one scoped by account but the pruning of old events.
+import { type Expression, type SqlBool, sql } from 'kysely';
 import {
+  type Condition,
   deferredWrite,
   type Executor,
+  jsonText,
   keysOf,
   type Listed,
   listPlan,
@@ -40,6 +43,35 @@ export interface EventFilters {
   origin_id?: string | undefined;
   created_after?: string | undefined;
   created_before?: string | undefined;
+  /** For an app's token: which of `types` it reads whole, and which in part (events.service.ts, audienceOf). */
+  audience?: Audience | undefined;
+}
+
+/** The types an app's install hears of whole, and those it hears of in part with the qualifier's values it hears. */
+export interface Audience {
+  whole: readonly string[];
+  part: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * What decides whether an install hears of an event of a type it hears of in part, read from the stored event as
+ * events.service.ts's `qualifiedType` reads it from the object: an `app.*` event's install (its object's id, the
+ * event's resource_id), a `delivery.*` event's document_type.
+ */
+function qualifierOf(db: Executor, type: string): Expression<unknown> {
+  return type.startsWith('app.') ? sql.ref('resource_id') : jsonText(db, 'data', ['object', 'document_type']);
+}
+
+/** The events an app's install hears of, among the types it hears of (docs/api-contract.md §25). */
+function audienceCondition(db: Executor, audience: Audience): Condition {
+  const heard: Array<Expression<SqlBool>> = [];
+  if (audience.whole.length > 0) heard.push(sql<SqlBool>`${sql.ref('type')} in (${sql.join(audience.whole)})`);
+  for (const [type, values] of audience.part)
+    heard.push(sql<SqlBool>`(${sql.ref('type')} = ${type} and ${qualifierOf(db, type)} in (${sql.join(values)}))`);
+  return {
+    column: 'type',
+    expression: heard.length > 0 ? sql<SqlBool>`(${sql.join(heard, sql` or `)})` : sql<SqlBool>`1 = 0`,
+  };
 }
 
 export const EVENT_SORTS: SortFields<EventRow> = { created_at: { kind: 'timestamp', value: (row) => row.created_at } };
@@ -146,7 +178,14 @@ export function listEventsPlan(db: Executor, accountId: string, filters: EventFi
   return listPlan(
     db,
     { table: 'events', columns: COLUMNS, scope: { account_id: accountId } },
-    { keys, among, conditions: timeBoundConditions(filters) },
+    {
+      keys,
+      among,
+      conditions: [
+        ...timeBoundConditions(filters),
+        ...(filters.audience?.part.size ? [audienceCondition(db, filters.audience)] : []),
+      ],
+    },
     page,
   );
 }

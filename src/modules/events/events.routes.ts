@@ -42,7 +42,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return listResponse(
         request,
         reply,
-        await service.listEvents(contextOf(request), query, auth(request).scopes),
+        await service.listEvents(contextOf(request), query, auth(request).eventSubscriptions),
         query.limit,
         service.presentEvent,
       );
@@ -62,7 +62,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const found = await service.getEvent(contextOf(request), request.params.id, auth(request).scopes);
+      const found = await service.getEvent(contextOf(request), request.params.id, auth(request).eventSubscriptions);
       reply.header('etag', etagOf(found));
       return ok(request, found);
     },

@@ -97,7 +97,8 @@ export async function recordEvent(
  * For the types an app's install hears of only in part (docs/api-contract.md §25), the type with what decides
  * it: `app.installed@<install id>` (its own install's, never another's), `delivery.failed@invoice` (its
  * document's read scope). An install's endpoint subscribes to these forms (`appSubscriptions`); a business's
- * endpoints never hold one, so they match as before.
+ * endpoints never hold one, so they match as before. The event list reads the same part of a stored event with
+ * `qualifierOf` (events.repository.ts).
  */
 function qualifiedType(type: EventType, object: { id: string }): string | null {
   if (type.startsWith('app.')) return `${type}@${object.id}`;
@@ -114,10 +115,11 @@ const OWN_INSTALL_TYPES: readonly EventType[] = ['app.installed', 'app.reauthori
 const DOCUMENT_KINDS = ['invoice', 'quote', 'credit_note'] as const;
 
 /**
- * What an app install's endpoint subscribes to (docs/api-contract.md §25): of the types its app's
- * `webhook_events` name, those about a kind the install reads (`scopes`, the install's ∩ the app's), `delivery.*`
- * of the documents it reads and its own install's `app.*`, each in the form the fan-out matches (`qualifiedType`).
- * The list is closed (concrete types, no pattern), so a type added later reaches no app that did not ask anew.
+ * What an app's install hears of (docs/api-contract.md §25), its webhook and its tokens' event list alike: of the
+ * types its app's `webhook_events` name, those about a kind the install reads (`scopes`: the install's ∩ the
+ * app's, or a token's), `delivery.*` of the documents it reads; and its own install's `app.*` always. Each in the
+ * form the fan-out matches (`qualifiedType`). The list is closed (concrete types, no pattern), so a type added
+ * later reaches no app that did not ask anew.
  */
 export function appSubscriptions(
   webhookEvents: readonly string[],
@@ -126,11 +128,13 @@ export function appSubscriptions(
 ): string[] {
   const subscriptions: string[] = [];
   for (const type of EVENT_TYPES) {
-    if (!webhookEvents.some((pattern) => matchesEventPattern(pattern, type))) continue;
     const kind = type.slice(0, type.indexOf('.'));
     if (kind === 'app') {
       if (OWN_INSTALL_TYPES.includes(type)) subscriptions.push(`${type}@${installId}`);
-    } else if (kind === 'delivery') {
+      continue;
+    }
+    if (!webhookEvents.some((pattern) => matchesEventPattern(pattern, type))) continue;
+    if (kind === 'delivery') {
       for (const document of DOCUMENT_KINDS)
         if (scopes.has(READ_SCOPE_OF[document] as string)) subscriptions.push(`${type}@${document}`);
     } else {
@@ -139,6 +143,24 @@ export function appSubscriptions(
     }
   }
   return subscriptions;
+}
+
+/**
+ * Of the types `asked`, those an install whose subscriptions (`appSubscriptions`) these are hears of whole, and
+ * those it hears of in part, each with the values of its qualifier that it hears of (`app.installed` → [its
+ * install id]; `delivery.failed` → the documents it reads).
+ */
+function audienceOf(subscriptions: readonly string[], asked: readonly string[]): repository.Audience {
+  const whole: string[] = [];
+  const part = new Map<string, string[]>();
+  for (const subscription of subscriptions) {
+    const at = subscription.indexOf('@');
+    const type = at < 0 ? subscription : subscription.slice(0, at);
+    if (!asked.includes(type)) continue;
+    if (at < 0) whole.push(type);
+    else part.set(type, [...(part.get(type) ?? []), subscription.slice(at + 1)]);
+  }
+  return { whole, part };
 }
 
 /** The one subscription an uninstalled install's endpoint keeps: the news of its own uninstall. */
@@ -296,28 +318,27 @@ const READ_SCOPE_OF: Partial<Record<string, string>> = {
 };
 
 /**
- * The types an app's token may read: those about kinds its install reads; never keys, endpoints, deliveries or
- * apps' events. Undefined for a key, which reads every type.
+ * `subscriptions`, for an app's token: what its install hears of (`appSubscriptions`), which is all it reads of the
+ * events; undefined for a key, which reads them all.
  */
-function typesReadable(ctx: Context, scopes: ReadonlySet<string> | undefined): readonly EventType[] | undefined {
-  if (!ctx.actor.app_id || !scopes) return undefined;
-  return EVENT_TYPES.filter((type) => {
-    const scope = READ_SCOPE_OF[type.slice(0, type.indexOf('.'))];
-    return scope !== undefined && scopes.has(scope);
-  });
-}
-
-export async function getEvent(ctx: Context, id: string, scopes?: ReadonlySet<string>): Promise<Event> {
+export async function getEvent(ctx: Context, id: string, subscriptions?: readonly string[]): Promise<Event> {
   const row = await requireRow('event', id, (found) => repository.findEvent(ctx.db, ctx.accountId, found));
-  const readable = typesReadable(ctx, scopes);
-  if (readable && !readable.includes(row.type as EventType)) throw notFound('event', id);
-  return presentEvent(row);
+  const event = presentEvent(row);
+  if (subscriptions && !hears(subscriptions, event)) throw notFound('event', id);
+  return event;
 }
 
+/** Whether an install whose subscriptions these are hears of the event: the fan-out's match (writeEvent). */
+function hears(subscriptions: readonly string[], event: Event): boolean {
+  const qualified = qualifiedType(event.type, event.data.object as { id: string });
+  return subscriptions.includes(event.type) || (qualified !== null && subscriptions.includes(qualified));
+}
+
+/** `subscriptions`: as for getEvent. */
 export async function listEvents(
   ctx: Context,
   query: ListEventsInput,
-  scopes?: ReadonlySet<string>,
+  subscriptions?: readonly string[],
 ): Promise<Page<EventRow>> {
   const { db, accountId } = ctx;
   const page = pageRequest({ ...query, sort: '-created_at' }, repository.EVENT_SORTS);
@@ -338,9 +359,13 @@ export async function listEvents(
     throw fieldError('app_id', 'must be the id of an app (a UUID)');
   if (query.origin_id !== undefined && !isUuid(query.origin_id))
     throw fieldError('origin_id', 'must be the id of a change set or an import (a UUID)');
-  const readable = typesReadable(ctx, scopes);
-  const visible = readable && (types ?? EVENT_TYPES).filter((type) => readable.includes(type));
-  const filters = { ...query, types: visible ?? types, actor_app_id: query.app_id };
+  const filters: repository.EventFilters = { ...query, types, actor_app_id: query.app_id };
+  if (subscriptions) {
+    // The types the install hears of, whole or in part; those in part, only for the values it hears of.
+    const audience = audienceOf(subscriptions, types ?? EVENT_TYPES);
+    filters.types = [...audience.whole, ...audience.part.keys()];
+    filters.audience = audience;
+  }
   const { rows, resumeAfter } = await repository.listEvents(db, accountId, filters, page);
   return toPage(rows, page, resumeAfter);
 }

@@ -3,6 +3,7 @@ export { currentChangeCursor, pruneDeletedChanges } from './changes.repository.j
 export { findEventsForDelivery, pruneEvents } from './events.repository.js';
 export { ActorSchema, EventSchema } from './events.schemas.js';
 export {
+  appSubscriptions,
   completeEventObjectsWith,
   pendingAttempt,
   presentEvent,
