@@ -3,6 +3,7 @@
 // transaction, rolled back, and gives the database's writer back between two, so that another account's write does
 // not wait for a whole file; while it runs the import's `rows` counts the rows checked. A row whose object an
 // earlier transaction's row made (the same external_id, or a product's code) is checked as the file leaves it.
+// And §32's "Imports: 10 MiB (413)": the 413's message names that limit, not the JSON bodies' 1 MiB.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ImportWorker } from '../src/workers/import-worker.js';
@@ -138,4 +139,26 @@ test('two products with one code in different 500-row transactions: the second f
     [[553, 'P-B', [['code', 'CONFLICT']]]],
   );
   assert.equal((await api('GET', '/v1/products?code=DS-1')).body.data.length, 0);
+});
+
+test('413 names the route’s own limit: 10 MiB for an import file, 1 MiB for a JSON body', async () => {
+  const made = await api('POST', '/v1/imports', { kind: 'client' });
+  assert.equal(made.status, 201, made.text);
+  const file = `name\r\n${'x'.repeat(10 * 1024 * 1024)}\r\n`;
+  const tooLarge = await context.request('PUT', `/v1/imports/${made.body.data.id}/file`, {
+    key,
+    rawBody: file,
+    headers: { 'content-type': 'text/csv' },
+  });
+  assert.equal(tooLarge.status, 413, tooLarge.text);
+  assert.equal(tooLarge.body.error.code, 'PAYLOAD_TOO_LARGE');
+  assert.equal(tooLarge.body.error.message, "The body is larger than this route's 10 MiB limit.");
+
+  const json = await context.request('POST', '/v1/clients', {
+    key,
+    rawBody: JSON.stringify({ name: 'Ann', notes: 'x'.repeat(1_100_000) }),
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(json.status, 413, json.text);
+  assert.equal(json.body.error.message, "The body is larger than this route's 1 MiB limit.");
 });
