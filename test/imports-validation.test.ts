@@ -88,7 +88,7 @@ test('a row matching an object of an earlier 500 rows sees it: updated in the dr
   const csv = [
     'name,external_id,email',
     'Tied One,T-1,first@example.com',
-    ...fillers(599, 'T'),
+    ...fillers(599, 'F'),
     'Tied One,T-1,second@example.com',
   ].join('\r\n');
   const id = await queued({ kind: 'client', dry_run: true }, csv);
