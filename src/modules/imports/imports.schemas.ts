@@ -136,7 +136,9 @@ export const ImportSchema = Type.Object(
     ),
     status: StatusSchema,
     rows: Nullable(
-      Type.Integer({ minimum: 0, description:
+      Type.Integer({
+        minimum: 0,
+        description:
           'Rows in the file; while validating, the rows checked so far (null until the first 500 are, or the file is read).',
         example: 124,
       }),
