@@ -10,7 +10,7 @@ import type { RouteTable } from './route-table.js';
 import { toDetails } from './validation.js';
 
 /** A body limit in words: `1 MiB`, `10 MiB`, `16 KiB`, else bytes. */
-export function sizeText(bytes: number): string {
+function sizeText(bytes: number): string {
   if (bytes % 1_048_576 === 0) return `${bytes / 1_048_576} MiB`;
   if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;

@@ -1,7 +1,8 @@
 // The imports worker's work on one import (docs/api-contract.md §26, "Two passes"): validating runs every row
 // through the routes, 500 rows a transaction that is then rolled back (a dry run's outcomes, or the check that
-// `on_error: abort` needs), giving the writer back between two; running commits 500 rows a transaction together with the report's rows, the counts
-// and `progress_line`, so a restart or `kill -9` resumes after the last committed batch and applies no row twice.
+// `on_error: abort` needs), giving the writer back between two; running commits 500 rows a transaction together
+// with the report's rows, the counts and `progress_line`, so a restart or `kill -9` resumes after the last
+// committed batch and applies no row twice.
 // A batch in which a row fails is rolled back and run again without it: a row is whole or absent.
 import { fromJson, oneLargeWriteAtATime, survivingFailure } from '../../db/index.js';
 import type { ImportReportRow } from '../../db/types.js';
