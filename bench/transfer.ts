@@ -1,7 +1,9 @@
 // Moving many things at once (contract §26), through a production-configured server:
 // 1. Creating clients by a CSV import of TRANSFER_CLIENTS rows, and by change sets of 50, against one-by-one POSTs
 //    (a tenth as many), in the same run: the target is an import ≥ 5× the one-by-one rate. The import's time runs
-//    from its create to its end (`completed`), as a user waits for it.
+//    from its create to its end (`completed`), as a user waits for it. Meanwhile another account makes clients one
+//    by one: their POSTs' p50 and longest time show whether the import's validation and batches hold the writer
+//    for long (validation checks 500 rows a transaction, so a POST waits at most for one).
 // 2. The change feed: its page at TRANSFER_CHANGES positioned changes (rows written directly) against its first
 //    page (target ≤ 2×), both with 100 entries.
 // 3. Exporting every client of the account as CSV (what steps 1 made: 2.1 × TRANSFER_CLIENTS), read as a stream:
@@ -20,7 +22,7 @@ const REQUESTS = Number(process.env.TRANSFER_REQUESTS ?? 20);
 const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-async function createRates(base: string, key: string) {
+async function createRates(base: string, key: string, otherKey: string) {
   const started = performance.now();
   for (let index = 0; index < CLIENTS / 10; index++)
     await api(base, key, 'POST', '/v1/clients', { name: `One ${index}` });
@@ -35,18 +37,22 @@ async function createRates(base: string, key: string) {
     await api(base, key, 'POST', '/v1/change-sets', { operations });
   }
   const sets = CLIENTS / ((performance.now() - setStarted) / 1000);
-  const imported = await importRate(base, key);
+  const { perSecond: imported, otherAccount } = await importRate(base, key, otherKey);
   return {
     oneByOnePerSecond: round(oneByOne, 1),
     changeSetsPerSecond: round(sets, 1),
     ratio: round(sets / oneByOne),
     importPerSecond: round(imported, 1),
     importRatio: round(imported / oneByOne),
+    otherAccountDuringImport: otherAccount,
   };
 }
 
-/** Clients a second through one CSV import of CLIENTS rows (each with an external_id), to its end. */
-async function importRate(base: string, key: string): Promise<number> {
+/**
+ * Clients a second through one CSV import of CLIENTS rows (each with an external_id), to its end; and the times of
+ * another account's client POSTs, one after another, while it ran.
+ */
+async function importRate(base: string, key: string, otherKey: string) {
   const lines = ['name,email,external_id'];
   for (let index = 0; index < CLIENTS; index++)
     lines.push(`Imported ${index},imported${index}@example.com,BENCH-${index}`);
@@ -58,6 +64,15 @@ async function importRate(base: string, key: string): Promise<number> {
     body: `${lines.join('\r\n')}\r\n`,
   });
   if (upload.status !== 202) throw new Error(`upload: ${upload.status} ${await upload.text()}`);
+  let importing = true;
+  const otherTimes: number[] = [];
+  const other = (async () => {
+    while (importing) {
+      const postStarted = performance.now();
+      await api(base, otherKey, 'POST', '/v1/clients', { name: `Meanwhile ${otherTimes.length}` });
+      otherTimes.push(performance.now() - postStarted);
+    }
+  })();
   for (;;) {
     const current = (await api(base, key, 'GET', `/v1/imports/${made.data.id}`)).json;
     if (current.data.status === 'completed') break;
@@ -65,7 +80,15 @@ async function importRate(base: string, key: string): Promise<number> {
       throw new Error(`the import ended ${current.data.status}: ${JSON.stringify(current.data.error)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return CLIENTS / ((performance.now() - started) / 1000);
+  const perSecond = CLIENTS / ((performance.now() - started) / 1000);
+  importing = false;
+  await other;
+  const otherAccount = {
+    posts: otherTimes.length,
+    p50Ms: round(median(otherTimes)),
+    maxMs: round(Math.max(...otherTimes)),
+  };
+  return { perSecond, otherAccount };
 }
 
 /** The resident set of a process, in MB (Linux's /proc). */
@@ -140,8 +163,9 @@ async function feedPages(base: string, key: string, accountId: string, config: P
 
 async function runEngine(engine: string, env: Record<string, string>, config: Parameters<typeof openDatabase>[0]) {
   const seeded = await prepare(env);
+  const other = await prepare(env);
   const server = await startBms(env);
-  const creates = await createRates(server.url, seeded.key);
+  const creates = await createRates(server.url, seeded.key, other.key);
   const exported = await exportRss(server.url, seeded.key, server.process.pid as number);
   const feed = await feedPages(server.url, seeded.key, seeded.accountId, config);
   await stop(server.process);

@@ -9,9 +9,20 @@ import { meta } from './envelope.js';
 import type { RouteTable } from './route-table.js';
 import { toDetails } from './validation.js';
 
-const FASTIFY_ERRORS: Record<string, () => AppError> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: () =>
-    new AppError('PAYLOAD_TOO_LARGE', `The body is larger than the ${BODY_LIMIT_TEXT} limit.`),
+/** A body limit in words: `1 MiB`, `10 MiB`, `16 KiB`, else bytes. */
+function sizeText(bytes: number): string {
+  if (bytes % 1_048_576 === 0) return `${bytes / 1_048_576} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** Fastify's own errors as the contract's; `bodyLimit` is the route's (the JSON limit unless the route sets one). */
+const FASTIFY_ERRORS: Record<string, (bodyLimit: number | undefined) => AppError> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: (bodyLimit) =>
+    new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `The body is larger than this route's ${bodyLimit === undefined ? BODY_LIMIT_TEXT : sizeText(bodyLimit)} limit.`,
+    ),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
     new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('BAD_REQUEST', 'Content-Length does not match the body.'),
@@ -70,7 +81,7 @@ export function isStorageUnavailable(code: string): boolean {
   );
 }
 
-export function toAppError(error: FastifyError | Error): AppError | undefined {
+export function toAppError(error: FastifyError | Error, bodyLimit?: number): AppError | undefined {
   if (error instanceof AppError) return error;
   const fromDatabase = fromDatabaseError(error);
   if (fromDatabase) return fromDatabase;
@@ -81,7 +92,7 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
     return validationError(toDetails(fastifyError.validation as never));
   }
   const mapped = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
-  if (mapped) return mapped();
+  if (mapped) return mapped(bodyLimit);
   // Any other client error Fastify raises before our code runs (e.g. a malformed header).
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return new AppError('BAD_REQUEST', fastifyError.message);
@@ -133,7 +144,7 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
       app.storage.failed(app.clock.now());
       request.log.error({ err: error }, 'storage unavailable');
     }
-    const appError = toAppError(error);
+    const appError = toAppError(error, request.routeOptions.bodyLimit);
     if (appError) return sendError(request, reply, await withFieldChecks(request, error, appError));
     request.log.error({ err: error }, 'unhandled error');
     return sendError(

@@ -119,7 +119,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   404: 'No such resource',
   409: 'Conflict with the current state',
   412: 'If-Match does not match the current ETag',
-  413: `Body larger than ${BODY_LIMIT_TEXT}`,
+  413: `Body larger than the route's limit (${BODY_LIMIT_TEXT} unless its description says otherwise)`,
   415: 'Content-Type is not application/json',
   416: 'The range asked lies past the end of the file',
   422: 'Validation failed',

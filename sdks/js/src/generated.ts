@@ -3967,7 +3967,7 @@ export interface Import {
   options: ImportOptions;
   /** awaiting_file → queued (file uploaded) → validating → running → completed | failed; canceled by `POST …/cancel`. */
   status: "awaiting_file" | "queued" | "validating" | "running" | "completed" | "failed" | "canceled";
-  /** Rows in the file (null until it is read). */
+  /** Rows in the file; while validating, the rows checked so far (null until the first 500 are, or the file is read). */
   rows: number | null;
   /** Rows by outcome so far (an invoice with its lines is one row). */
   counts: ImportCounts;

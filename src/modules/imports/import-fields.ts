@@ -29,6 +29,8 @@ export interface KindSpec {
   references: Record<string, Reference>;
   /** Invoices: a row per line (`line.*` columns), consecutive rows sharing an `external_id` one invoice. */
   lines: boolean;
+  /** Fields besides `id` and `external_id` that two objects of the account may not share (a product's code). */
+  unique: readonly string[];
 }
 
 export const KIND_SPECS: Record<ImportKind, KindSpec> = {
@@ -39,6 +41,7 @@ export const KIND_SPECS: Record<ImportKind, KindSpec> = {
     customFields: 'client',
     references: {},
     lines: false,
+    unique: [],
   },
   property: {
     path: '/v1/properties',
@@ -47,6 +50,7 @@ export const KIND_SPECS: Record<ImportKind, KindSpec> = {
     customFields: 'property',
     references: { client_external_id: { list: '/v1/clients', filter: 'external_id', field: 'client_id' } },
     lines: false,
+    unique: [],
   },
   product: {
     path: '/v1/products',
@@ -55,6 +59,7 @@ export const KIND_SPECS: Record<ImportKind, KindSpec> = {
     customFields: 'product',
     references: {},
     lines: false,
+    unique: ['code'],
   },
   invoice: {
     path: '/v1/invoices',
@@ -67,6 +72,7 @@ export const KIND_SPECS: Record<ImportKind, KindSpec> = {
       'line.product_code': { list: '/v1/products', filter: 'code', field: 'product_id' },
     },
     lines: true,
+    unique: [],
   },
 };
 

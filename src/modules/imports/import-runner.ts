@@ -1,7 +1,8 @@
 // The imports worker's work on one import (docs/api-contract.md §26, "Two passes"): validating runs every row
-// through the routes in one transaction that is then rolled back (a dry run's outcomes, or the check that
-// `on_error: abort` needs); running commits 500 rows a transaction together with the report's rows, the counts
-// and `progress_line`, so a restart or `kill -9` resumes after the last committed batch and applies no row twice.
+// through the routes, 500 rows a transaction that is then rolled back (a dry run's outcomes, or the check that
+// `on_error: abort` needs), giving the writer back between two; running commits 500 rows a transaction together
+// with the report's rows, the counts and `progress_line`, so a restart or `kill -9` resumes after the last
+// committed batch and applies no row twice.
 // A batch in which a row fails is rolled back and run again without it: a row is whole or absent.
 import { fromJson, oneLargeWriteAtATime, survivingFailure } from '../../db/index.js';
 import type { ImportReportRow } from '../../db/types.js';
@@ -201,9 +202,14 @@ function importEventContext(tx: Runtime, run: Run) {
 }
 
 /**
- * The first pass: every row through the routes in one transaction, rolled back. A dry run ends here with each
- * row's outcome; so does an import with failed rows under `on_error: abort` (failed, nothing written). Answers
- * whether the running pass follows.
+ * The first pass: every row through the routes, 500 rows a transaction that is then rolled back, each taking the
+ * writer in turn (`oneLargeWriteAtATime`) so that other accounts' writes go between two of them rather than after
+ * the whole file. A row that matches an object an earlier transaction's row made or changed (the same `id`,
+ * `external_id` or unique field, directly or through a chain of rows) sees it: those earlier rows are written again
+ * first in its transaction (`Ties`), so each row is checked against the database as the file's earlier rows leave
+ * it. Between two transactions the import's `rows` says how many rows are checked and its lease is renewed; a
+ * cancel stops the pass. A dry run ends here with each row's outcome; so does an import with failed rows under
+ * `on_error: abort` (failed, nothing written). Answers whether the running pass follows.
  */
 async function validate(run: Run, file: string): Promise<boolean> {
   const { runtime, row } = run;
@@ -220,26 +226,39 @@ async function validate(run: Run, file: string): Promise<boolean> {
   const results: RowResult[] = [];
   const failedRecords = new Map<number, CsvRecord[]>();
   let records = 0;
-  let ignored: string[] = [];
-  try {
-    await inTransaction(runtime, async (tx) => {
-      const { rows, ignoredColumns } = await openRows(run, file);
-      ignored = ignoredColumns;
-      let environment: RowEnvironment | undefined;
-      for await (const item of rows.rows) {
-        environment ??= await environmentOf(run, tx.db, rows.columns);
-        records += item.records.length;
-        const result = await attempt(tx.db, item, environment);
-        results.push(result);
-        if (result.outcome === 'failed') failedRecords.set(result.line, item.records);
-      }
-      throw new Rollback();
-    });
-  } catch (error) {
-    if (!(error instanceof Rollback)) throw error;
+  const { rows, ignoredColumns } = await openRows(run, file);
+  const ties = new Ties();
+  const keyColumns = KIND_SPECS[row.kind as ImportKind].unique;
+  let chunk: ImportRow[] = [];
+  /** Checks the chunk; answers false once the import is no longer validating (canceled). */
+  const check = async (): Promise<boolean> => {
+    if (chunk.length === 0) return true;
+    const keys = chunk.map((item) => keysOf(item, rows.columns, keyColumns));
+    const checked = await checkRows(run, ties.earlier(keys.flat()), chunk, rows.columns);
+    for (const [index, result] of checked.entries()) {
+      const item = chunk[index] as ImportRow;
+      results.push(result);
+      if (result.outcome === 'failed') failedRecords.set(result.line, item.records);
+      else ties.add(item, keys[index] ?? []);
+    }
+    chunk = [];
+    const at = runtime.clock.now().toISOString();
+    return repository.updateImport(
+      runtime.db,
+      row.account_id,
+      row.id,
+      { rows: records, updated_at: at, lease_until: leaseFrom(run) },
+      ['validating'],
+    );
+  };
+  for await (const item of rows.rows) {
+    records += item.records.length;
+    chunk.push(item);
+    if (chunk.length === BATCH_ROWS && !(await check())) return false;
   }
+  if (!(await check())) return false;
   const failed = results.filter((result) => result.outcome === 'failed').length;
-  const common = { rows: records, ignored_columns: JSON.stringify(ignored) };
+  const common = { rows: records, ignored_columns: JSON.stringify(ignoredColumns) };
   if (row.dry_run === 1 || (failed > 0 && options.on_error === 'abort')) {
     const real = row.dry_run !== 1;
     const reported = results.map((result) =>
@@ -267,6 +286,80 @@ async function validate(run: Run, file: string): Promise<boolean> {
     { ...common, status: 'running', updated_at: runtime.clock.now().toISOString(), lease_until: leaseFrom(run) },
     ['validating'],
   );
+}
+
+/** `chunk`'s rows checked in one transaction, rolled back, after the earlier rows they depend on (`replay`). */
+async function checkRows(
+  run: Run,
+  replay: ImportRow[],
+  chunk: ImportRow[],
+  columns: [string, string][],
+): Promise<RowResult[]> {
+  const results: RowResult[] = [];
+  try {
+    await oneLargeWriteAtATime(run.runtime.db, () =>
+      inTransaction(run.runtime, async (tx) => {
+        const environment = await environmentOf(run, tx.db, columns);
+        for (const item of replay) await attempt(tx.db, item, environment);
+        for (const item of chunk) results.push(await attempt(tx.db, item, environment));
+        throw new Rollback();
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof Rollback)) throw error;
+  }
+  return results;
+}
+
+/** The values by which a row meets other rows of its file: its `id`, its `external_id` and its kind's unique fields. */
+function keysOf(item: ImportRow, columns: [string, string][], unique: readonly string[]): string[] {
+  const first = item.records[0];
+  const keys: string[] = [];
+  for (const [column, path] of columns)
+    if (path === 'id' || path === 'external_id' || unique.includes(path)) {
+      const cell = first?.cells[column] ?? '';
+      if (cell !== '') keys.push(`${path}\u0000${cell}`);
+    }
+  return keys;
+}
+
+/**
+ * The rows already checked, grouped by the keys they share (a union-find of keys: rows tied by one key, or by a
+ * chain of rows each sharing one with the next, are one group), so that a later row's transaction can first write
+ * again the earlier rows its object depends on.
+ */
+class Ties {
+  private readonly parent = new Map<string, string>();
+  private readonly rows = new Map<string, ImportRow[]>();
+
+  private root(key: string): string {
+    let at = key;
+    for (let up = this.parent.get(at); up !== undefined && up !== at; up = this.parent.get(at)) at = up;
+    if (at !== key) this.parent.set(key, at);
+    return at;
+  }
+
+  /** The earlier rows tied to any of `keys`, in the file's order. */
+  earlier(keys: readonly string[]): ImportRow[] {
+    const roots = new Set(keys.filter((key) => this.parent.has(key)).map((key) => this.root(key)));
+    return [...roots].flatMap((root) => this.rows.get(root) ?? []).sort((a, b) => a.line - b.line);
+  }
+
+  add(item: ImportRow, keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    for (const key of keys) if (!this.parent.has(key)) this.parent.set(key, key);
+    const [first, ...others] = keys.map((key) => this.root(key));
+    const root = first as string;
+    const rows = this.rows.get(root) ?? [];
+    for (const other of new Set(others))
+      if (other !== root) {
+        this.parent.set(other, root);
+        rows.push(...(this.rows.get(other) ?? []));
+        this.rows.delete(other);
+      }
+    rows.push(item);
+    this.rows.set(root, rows);
+  }
 }
 
 const leaseFrom = (run: Run) => new Date(run.runtime.clock.now().getTime() + LEASE_MS).toISOString();

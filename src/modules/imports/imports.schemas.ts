@@ -136,7 +136,12 @@ export const ImportSchema = Type.Object(
     ),
     status: StatusSchema,
     rows: Nullable(
-      Type.Integer({ minimum: 0, description: 'Rows in the file (null until it is read).', example: 124 }),
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Rows in the file; while validating, the rows checked so far (null until the first 500 are, or the file is read).',
+        example: 124,
+      }),
     ),
     counts: CountsSchema,
     error: Nullable(
