@@ -40,6 +40,7 @@ import * as appSuspension from './migrations/20261129210200_app_suspension.js';
 import * as liveRefreshTokens from './migrations/20261129210300_live_refresh_tokens.js';
 import * as einvoices from './migrations/20261130010000_einvoices.js';
 import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
+import * as lateFeeInvoices from './migrations/20261130020000_late_fee_invoices.js';
 import * as imports from './migrations/20261129190000_imports.js';
 import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as attachments from './migrations/20261129230000_attachments.js';
@@ -129,6 +130,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129230100_quote_signatures': quoteSignatures,
   '20261130010000_einvoices': einvoices,
   '20261130010100_einvoice_files': einvoiceFiles,
+  '20261130020000_late_fee_invoices': lateFeeInvoices,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
