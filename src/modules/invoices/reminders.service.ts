@@ -8,7 +8,7 @@
 import { depositReceivedOn } from './applications.repository.js';
 import { newId } from '../../core/deps.js';
 import { AppError } from '../../core/errors.js';
-import type { ClientRow, InvoiceRow } from '../../db/types.js';
+import type { ClientRow, InvoicePatch } from '../../db/types.js';
 import { localDate } from '../../core/time.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
 import {
@@ -157,7 +157,7 @@ async function remind(ctx: Context, invoiceId: string, withFee: boolean): Promis
     const separate =
       readEinvoicing(account.einvoicing).einvoicing_enabled || (current.einvoice ?? null) !== null;
     const feeInvoice = fee > 0 && separate ? await issueFeeInvoice(tx, current, client, due, fee, rates) : undefined;
-    const patch: Partial<InvoiceRow> = { updated_at: now.toISOString() };
+    const patch: InvoicePatch = { updated_at: now.toISOString() };
     if (fee > 0 && !separate)
       Object.assign(patch, await pricingWithAddedLines(tx, current, [feeLine(due, fee, rates)], current.property_id));
     const updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch))!;
