@@ -403,7 +403,9 @@ test('with e-invoicing on, each fee is a one-line invoice of its own: 185, then 
     ],
   );
   assert.equal(read.reminders[0].late_fee_invoice_id, null);
-  const feeIds: string[] = read.reminders.slice(1).map((one: { late_fee_invoice_id: string }) => one.late_fee_invoice_id);
+  const feeIds: string[] = read.reminders
+    .slice(1)
+    .map((one: { late_fee_invoice_id: string }) => one.late_fee_invoice_id);
   const fees = await Promise.all(feeIds.map(async (id) => (await api('GET', `/v1/invoices/${id}`)).body.data));
   for (const [index, [step, amount]] of [
     [2, 185],

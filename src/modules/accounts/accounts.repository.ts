@@ -26,9 +26,7 @@ export async function findAccountTimezone(db: Executor, id: string): Promise<str
 export async function findAccountReminders(
   db: Executor,
   id: string,
-): Promise<
-  { reminders: string | null; timezone: string; currency: string; einvoicing?: string | null } | undefined
-> {
+): Promise<{ reminders: string | null; timezone: string; currency: string; einvoicing?: string | null } | undefined> {
   return db
     .selectFrom('accounts')
     .select(['reminders', 'timezone', 'currency', 'einvoicing'])

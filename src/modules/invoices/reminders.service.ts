@@ -154,8 +154,7 @@ async function remind(ctx: Context, invoiceId: string, withFee: boolean): Promis
     const charged = withFee && (current.late_fee_for_invoice_id ?? null) === null;
     const fee = charged ? lateFeeOf(step, before.amount_due, current.currency, account.currency) : 0;
     const rates = step.late_fee?.tax_rate_ids ?? [];
-    const separate =
-      readEinvoicing(account.einvoicing).einvoicing_enabled || (current.einvoice ?? null) !== null;
+    const separate = readEinvoicing(account.einvoicing).einvoicing_enabled || (current.einvoice ?? null) !== null;
     const feeInvoice = fee > 0 && separate ? await issueFeeInvoice(tx, current, client, due, fee, rates) : undefined;
     const patch: InvoicePatch = { updated_at: now.toISOString() };
     if (fee > 0 && !separate)
@@ -170,7 +169,13 @@ async function remind(ctx: Context, invoiceId: string, withFee: boolean): Promis
       late_fee_amount: fee > 0 ? fee : null,
       late_fee_invoice_id: feeInvoice?.id ?? null,
     };
-    await insertInvoiceReminder(tx.db, { id: newId(), account_id: tx.accountId, invoice_id: current.id, ...reminder, created_at: sentAt });
+    await insertInvoiceReminder(tx.db, {
+      id: newId(),
+      account_id: tx.accountId,
+      invoice_id: current.id,
+      ...reminder,
+      created_at: sentAt,
+    });
     const row = invoiceRecord(
       updated,
       current.payments,
