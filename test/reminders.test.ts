@@ -374,7 +374,10 @@ test('with e-invoicing on, each fee is a one-line invoice of its own: 185, then 
   const filesBefore = await frozen();
 
   await setClock('2027-05-07T09:30:00.000Z');
-  assert.equal(await run('reminders'), 2);
+  // The earlier tests' last invoice gets its step 3 in this pass too.
+  assert.ok((await run('reminders')) >= 2);
+  for (const one of [invoice, paidEarly])
+    assert.equal((await api('GET', `/v1/invoices/${one.id}`)).body.data.reminders.length, 1, 'step 1, no fee');
   await run('outbox');
   const paid = await api('POST', '/v1/payments', { invoice_id: paidEarly.id, amount: 12345, method: 'bank_transfer' });
   assert.equal(paid.status, 201, paid.text);
