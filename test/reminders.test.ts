@@ -488,3 +488,54 @@ test('with e-invoicing on, each fee is a one-line invoice of its own: 185, then 
   assert.ok(reminder.text?.includes(fees[0].hosted_url), 'and links it');
   assert.ok(mails.some((mail) => mail.subject === `Invoice ${fees[1].number} from Frozen Fees`));
 });
+
+test('a fee that cannot be the e-invoice its client asks for is waived: the step goes without it', async () => {
+  await setClock('2027-06-01T10:00:00.000Z');
+  const { key } = await context.account('Waived fees');
+  const api = async (method: string, url: string, body?: unknown) => context.request(method, url, { key, body });
+  const vat19 = await api('POST', '/v1/tax-rates', { name: 'MwSt 19 %', percentage: 19, tax_category: 'S' });
+  assert.equal(vat19.status, 201, vat19.text);
+  const seller = await api('PUT', '/v1/account', {
+    ...EINVOICING_SELLER,
+    name: 'Waived Fees',
+    einvoicing_enabled: true,
+    reminders: { enabled: true, steps: [{ days: 1, late_fee: { type: 'amount', value: 2500 } }] },
+  });
+  assert.equal(seller.status, 200, seller.text);
+  const client = await api('POST', '/v1/clients', {
+    name: 'Anna Schmidt',
+    email: 'waived-fees@acme.example',
+    address: { line1: 'Hohe Straße 1', city: 'Köln', postal_code: '50667', country: 'DE' },
+    einvoice_format: 'ubl',
+  });
+  assert.equal(client.status, 201, client.text);
+  const draft = await api('POST', '/v1/invoices', {
+    client_id: client.body.data.id,
+    currency: 'EUR',
+    rounding: 'per_document',
+    line_items: [
+      { description: 'Boiler service', quantity: 1, unit_amount: 10374, tax_rate_ids: [vat19.body.data.id] },
+    ],
+    due_date: '2027-06-10',
+  });
+  assert.equal(draft.status, 201, draft.text);
+  const sent = await api('POST', `/v1/invoices/${draft.body.data.id}/send`);
+  assert.equal(sent.status, 200, sent.text);
+
+  // The step names no rate: its fee's line has none (BMS-EI-01), and this client takes e-invoices only.
+  await setClock('2027-06-11T09:30:00.000Z');
+  assert.equal(await run('reminders'), 1);
+  assert.equal(await run('reminders'), 0);
+  const read = (await api('GET', `/v1/invoices/${draft.body.data.id}`)).body.data;
+  assert.deepEqual(
+    read.reminders.map((one: { step: number }) => one.step),
+    [1],
+  );
+  assert.equal(read.reminders[0].late_fee_amount, null);
+  assert.equal(read.reminders[0].late_fee_invoice_id, null);
+  assert.equal(read.total_amount, 12345);
+  const all = await api('GET', `/v1/invoices?client_id=${client.body.data.id}`);
+  assert.equal(all.body.data.length, 1, 'no fee invoice');
+  const fees = await api('GET', `/v1/ledger-entries?type=late_fee&client_id=${client.body.data.id}`);
+  assert.deepEqual(fees.body.data, []);
+});
