@@ -117,6 +117,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             voided_at: status === 'void' ? instant(index + 3600) : null,
             recurring_invoice_id: null,
             occurrence_date: null,
+            late_fee_for_invoice_id: null,
             reminders_enabled: 1,
             buyer_reference: null,
             purchase_order: null,

@@ -90,6 +90,7 @@ before(async () => {
       voided_at: status === 'void' ? instant(index) : null,
       recurring_invoice_id: null,
       occurrence_date: null,
+      late_fee_for_invoice_id: null,
       reminders_enabled: 1,
       buyer_reference: null,
       purchase_order: null,

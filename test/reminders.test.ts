@@ -292,3 +292,250 @@ test('after downtime only the latest due step goes, with its own fee alone; none
   await setClock('2027-04-08T08:30:00.000Z');
   assert.equal(await run('reminders'), 1);
 });
+
+/**
+ * A German seller with e-invoicing on (contract §31, §32): a tax number (BT-32) and a registration id, no VAT id, so
+ * that a late fee outside the scope of VAT (category O, which no VAT id may stand beside: BR-O-02) is an e-invoice.
+ */
+const EINVOICING_SELLER = {
+  name: 'Frozen Fees',
+  legal_name: 'Müller Haustechnik GmbH',
+  email: 'buero@mueller-haustechnik.example',
+  currency: 'EUR',
+  address: { line1: 'Lindenstraße 5', city: 'Berlin', postal_code: '10969', country: 'DE' },
+  tax_id: '29/123/45678',
+  registration_id: '4000001123452',
+  registration_scheme: '0088',
+  electronic_address: { scheme: '0088', value: '4000001123452' },
+};
+
+test('with e-invoicing on, each fee is a one-line invoice of its own: 185, then 2500; the original never changes', async () => {
+  await setClock('2027-05-03T10:00:00.000Z');
+  const { key } = await context.account('Frozen fees');
+  const api = async (method: string, url: string, body?: unknown) => context.request(method, url, { key, body });
+  const created = async (url: string, body: unknown) => {
+    const response = await api('POST', url, body);
+    assert.equal(response.status, 201, response.text);
+    return response.body.data;
+  };
+  const outside = await created('/v1/tax-rates', {
+    name: 'Not subject to VAT',
+    percentage: 0,
+    tax_category: 'O',
+    exemption_reason: 'Default interest and dunning fees are damages, outside the scope of VAT',
+  });
+  const vat19 = await created('/v1/tax-rates', { name: 'MwSt 19 %', percentage: 19, tax_category: 'S' });
+  const seller = await api('PUT', '/v1/account', { ...EINVOICING_SELLER, einvoicing_enabled: true });
+  assert.equal(seller.status, 200, seller.text);
+  const schedule = await api('PUT', '/v1/account', {
+    reminders: {
+      enabled: true,
+      send_time: '09:00',
+      steps: [
+        { days: -3, late_fee: null },
+        { days: 1, late_fee: { type: 'percent', value: 1.5, tax_rate_ids: [outside.id] } },
+        { days: 15, late_fee: { type: 'amount', value: 2500, tax_rate_ids: [outside.id] } },
+      ],
+    },
+  });
+  assert.equal(schedule.status, 200, schedule.text);
+  const client = await created('/v1/clients', {
+    name: 'Anna Schmidt',
+    company_name: 'Bäckerei Schmidt',
+    email: 'einvoice-fees@acme.example',
+    address: { line1: 'Hohe Straße 1', city: 'Köln', postal_code: '50667', country: 'DE' },
+  });
+  // 103.74 at 19 % is 123.45 due: the contract's 12345.
+  const sendOne = async () => {
+    const draft = await created('/v1/invoices', {
+      client_id: client.id,
+      currency: 'EUR',
+      rounding: 'per_document',
+      line_items: [{ description: 'Boiler service', quantity: 1, unit_amount: 10374, tax_rate_ids: [vat19.id] }],
+      due_date: '2027-05-10',
+    });
+    const sent = await api('POST', `/v1/invoices/${draft.id}/send`);
+    assert.equal(sent.status, 200, sent.text);
+    return sent.body.data;
+  };
+  const invoice = await sendOne();
+  const paidEarly = await sendOne();
+  assert.equal(invoice.total_amount, 12345);
+  assert.equal(invoice.late_fee_for_invoice_id, null);
+  assert.match(invoice.einvoice.sha256.ubl, /^[0-9a-f]{64}$/, 'the original is frozen when sent');
+  const frozen = async () =>
+    Promise.all(
+      ['ubl', 'cii'].map(async (format) => {
+        const file = await api('GET', `/v1/invoices/${invoice.id}/einvoice?format=${format}`);
+        assert.equal(file.status, 200, file.text);
+        return file.raw.toString('base64');
+      }),
+    );
+  const filesBefore = await frozen();
+
+  await setClock('2027-05-07T09:30:00.000Z');
+  // The earlier tests' last invoice gets its step 3 in this pass too.
+  assert.ok((await run('reminders')) >= 2);
+  for (const one of [invoice, paidEarly])
+    assert.equal((await api('GET', `/v1/invoices/${one.id}`)).body.data.reminders.length, 1, 'step 1, no fee');
+  await run('outbox');
+  const paid = await api('POST', '/v1/payments', { invoice_id: paidEarly.id, amount: 12345, method: 'bank_transfer' });
+  assert.equal(paid.status, 201, paid.text);
+
+  await setClock('2027-05-11T09:30:00.000Z');
+  assert.equal(await run('reminders'), 1, 'step 2 goes to the unpaid invoice only');
+  assert.equal(await run('reminders'), 0);
+  assert.equal(await run('reminders'), 0);
+  await setClock('2027-05-25T09:30:00.000Z');
+  assert.equal(await run('reminders'), 1);
+  assert.equal(await run('reminders'), 0);
+  assert.equal(await run('reminders'), 0);
+
+  const read = (await api('GET', `/v1/invoices/${invoice.id}`)).body.data;
+  assert.equal(read.total_amount, 12345, 'the original’s total is unchanged');
+  assert.equal(read.amount_due, 12345);
+  assert.equal(read.line_items.length, 1);
+  assert.deepEqual(read.einvoice, invoice.einvoice);
+  assert.deepEqual(await frozen(), filesBefore, 'the original’s e-invoice is byte-identical');
+  assert.deepEqual(
+    read.reminders.map((one: { step: number; late_fee_amount: number | null }) => [one.step, one.late_fee_amount]),
+    [
+      [1, null],
+      [2, 185],
+      [3, 2500],
+    ],
+  );
+  assert.equal(read.reminders[0].late_fee_invoice_id, null);
+  const feeIds: string[] = read.reminders
+    .slice(1)
+    .map((one: { late_fee_invoice_id: string }) => one.late_fee_invoice_id);
+  const fees = await Promise.all(feeIds.map(async (id) => (await api('GET', `/v1/invoices/${id}`)).body.data));
+  for (const [index, [step, amount]] of [
+    [2, 185],
+    [3, 2500],
+  ].entries()) {
+    const fee = fees[index];
+    assert.equal(fee.late_fee_for_invoice_id, invoice.id);
+    assert.equal(fee.status, 'sent');
+    assert.match(fee.number, /^INV-\d{6}$/);
+    assert.equal(fee.client_id, client.id);
+    assert.equal(fee.currency, 'EUR');
+    assert.equal(fee.line_items.length, 1);
+    assert.equal(fee.line_items[0].description, `Late fee (reminder ${step})`);
+    assert.equal(fee.line_items[0].quantity, 1);
+    assert.equal(fee.line_items[0].unit_amount, amount);
+    assert.deepEqual(fee.line_items[0].tax_rate_ids, [outside.id]);
+    assert.equal(fee.total_amount, amount);
+    assert.equal(fee.amount_due, amount);
+    assert.ok(fee.notes.includes(invoice.number), `its notes cite ${invoice.number}: ${fee.notes}`);
+    assert.equal(fee.reminders_enabled, false);
+    assert.match(fee.einvoice.sha256.ubl, /^[0-9a-f]{64}$/, 'the fee invoice is frozen as an e-invoice');
+    for (const format of ['ubl', 'cii']) {
+      const validation = await api('POST', `/v1/invoices/${fee.id}/einvoice/validate`, { format });
+      assert.equal(validation.status, 200, validation.text);
+      assert.equal(validation.body.data.valid, true, validation.text);
+    }
+    const deliveries = await api('GET', `/v1/invoices/${fee.id}/deliveries`);
+    assert.deepEqual(
+      deliveries.body.data.map((one: { kind: string; reminder_step: number | null }) => [one.kind, one.reminder_step]),
+      [['document', null]],
+    );
+    const entries = await api('GET', `/v1/ledger-entries?invoice_id=${fee.id}`);
+    assert.deepEqual(
+      entries.body.data.map((entry: { type: string; amount: number }) => [entry.type, entry.amount]),
+      [['late_fee', amount]],
+      'the fee invoice is issued by its late_fee entry alone',
+    );
+  }
+  const early = (await api('GET', `/v1/invoices/${paidEarly.id}`)).body.data;
+  assert.deepEqual([early.status, early.reminders.length], ['paid', 1], 'a payment before step 2 cancels it');
+  const all = await api('GET', `/v1/invoices?client_id=${client.id}&limit=100`);
+  assert.equal(all.body.data.length, 4, 'two invoices and two fee invoices');
+
+  const lateFees = await api('GET', `/v1/ledger-entries?type=late_fee&client_id=${client.id}&sort=sequence`);
+  assert.deepEqual(
+    lateFees.body.data.map((entry: { amount: number; invoice_id: string; effective_date: string }) => [
+      entry.amount,
+      entry.invoice_id,
+      entry.effective_date,
+    ]),
+    [
+      [185, feeIds[0], '2027-05-11'],
+      [2500, feeIds[1], '2027-05-25'],
+    ],
+  );
+  const balance = await api('GET', `/v1/clients/${client.id}/balance`);
+  assert.equal(balance.status, 200, balance.text);
+  assert.deepEqual(balance.body.data.balances, [
+    { currency: 'EUR', receivable_amount: 15030, credit_amount: 0, balance_amount: 15030 },
+  ]);
+  for (const type of ['invoice.created', 'invoice.sent']) {
+    const events = await api('GET', `/v1/events?type=${type}&limit=100`);
+    for (const id of feeIds)
+      assert.equal(
+        events.body.data.filter((event: { data: { object: { id: string } } }) => event.data.object.id === id).length,
+        1,
+        `${type} for the fee invoice`,
+      );
+  }
+
+  const before = smtp.messages.length;
+  assert.equal(await run('outbox'), 4, 'two reminders and two fee invoices');
+  const mails = (await smtp.waitFor(before + 4)).slice(before);
+  const reminder = mails.find((mail) => mail.subject?.startsWith('Payment reminder: ') && mail.text?.includes('€1.85'));
+  assert.ok(reminder, 'the step 2 reminder names its fee');
+  assert.match(reminder.text ?? '', new RegExp(`billed separately on invoice ${fees[0].number}`));
+  assert.ok(reminder.text?.includes(fees[0].hosted_url), 'and links it');
+  assert.ok(mails.some((mail) => mail.subject === `Invoice ${fees[1].number} from Frozen Fees`));
+});
+
+test('a fee that cannot be the e-invoice its client asks for is waived: the step goes without it', async () => {
+  await setClock('2027-06-01T10:00:00.000Z');
+  const { key } = await context.account('Waived fees');
+  const api = async (method: string, url: string, body?: unknown) => context.request(method, url, { key, body });
+  const vat19 = await api('POST', '/v1/tax-rates', { name: 'MwSt 19 %', percentage: 19, tax_category: 'S' });
+  assert.equal(vat19.status, 201, vat19.text);
+  const seller = await api('PUT', '/v1/account', {
+    ...EINVOICING_SELLER,
+    name: 'Waived Fees',
+    einvoicing_enabled: true,
+    reminders: { enabled: true, steps: [{ days: 1, late_fee: { type: 'amount', value: 2500 } }] },
+  });
+  assert.equal(seller.status, 200, seller.text);
+  const client = await api('POST', '/v1/clients', {
+    name: 'Anna Schmidt',
+    email: 'waived-fees@acme.example',
+    address: { line1: 'Hohe Straße 1', city: 'Köln', postal_code: '50667', country: 'DE' },
+    einvoice_format: 'ubl',
+  });
+  assert.equal(client.status, 201, client.text);
+  const draft = await api('POST', '/v1/invoices', {
+    client_id: client.body.data.id,
+    currency: 'EUR',
+    rounding: 'per_document',
+    line_items: [
+      { description: 'Boiler service', quantity: 1, unit_amount: 10374, tax_rate_ids: [vat19.body.data.id] },
+    ],
+    due_date: '2027-06-10',
+  });
+  assert.equal(draft.status, 201, draft.text);
+  const sent = await api('POST', `/v1/invoices/${draft.body.data.id}/send`);
+  assert.equal(sent.status, 200, sent.text);
+
+  // The step names no rate: its fee's line has none (BMS-EI-01), and this client takes e-invoices only.
+  await setClock('2027-06-11T09:30:00.000Z');
+  assert.equal(await run('reminders'), 1);
+  assert.equal(await run('reminders'), 0);
+  const read = (await api('GET', `/v1/invoices/${draft.body.data.id}`)).body.data;
+  assert.deepEqual(
+    read.reminders.map((one: { step: number }) => one.step),
+    [1],
+  );
+  assert.equal(read.reminders[0].late_fee_amount, null);
+  assert.equal(read.reminders[0].late_fee_invoice_id, null);
+  assert.equal(read.total_amount, 12345);
+  const all = await api('GET', `/v1/invoices?client_id=${client.body.data.id}`);
+  assert.equal(all.body.data.length, 1, 'no fee invoice');
+  const fees = await api('GET', `/v1/ledger-entries?type=late_fee&client_id=${client.body.data.id}`);
+  assert.deepEqual(fees.body.data, []);
+});

@@ -20,6 +20,15 @@ import * as properties from './migrations/20261125020000_properties.js';
 import * as access from './migrations/20261125030000_access.js';
 import * as visits from './migrations/20261126010000_visits.js';
 import * as visitSchedules from './migrations/20261126020000_visit_schedules.js';
+import * as catalogue from './migrations/20261126030000_catalogue.js';
+import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
+import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
+import * as webhookEndpointsVersionRandom from './migrations/20261127140000_webhook_endpoints_version_random.js';
+import * as webhookDeliveriesFewerIndexes from './migrations/20261127200000_webhook_deliveries_fewer_indexes.js';
+import * as clientSearchQueue from './migrations/20261128080000_client_search_queue.js';
+import * as clientsPropertyIds from './migrations/20261128080100_clients_property_ids.js';
+import * as clientsVersion from './migrations/20261128110000_clients_version.js';
+import * as clientsPropertyIdsPortable from './migrations/20261128200000_clients_property_ids_portable.js';
 import * as recurringInvoices from './migrations/20261129010000_recurring_invoices.js';
 import * as timeEntries from './migrations/20261129030000_time_entries.js';
 import * as ledgerDayTotals from './migrations/20261129100000_ledger_day_totals.js';
@@ -34,26 +43,18 @@ import * as ledgerEntryCosts from './migrations/20261129160000_ledger_entry_cost
 import * as deposits from './migrations/20261129170000_deposits.js';
 import * as timeEntrySeconds from './migrations/20261129180000_time_entry_seconds.js';
 import * as timeEntryCostingIndex from './migrations/20261129185000_time_entry_costing_index.js';
+import * as imports from './migrations/20261129190000_imports.js';
+import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as appWebhookDeliveries from './migrations/20261129210000_app_webhook_deliveries.js';
 import * as appLogos from './migrations/20261129210100_app_logos.js';
 import * as appSuspension from './migrations/20261129210200_app_suspension.js';
 import * as liveRefreshTokens from './migrations/20261129210300_live_refresh_tokens.js';
-import * as einvoices from './migrations/20261130010000_einvoices.js';
-import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
-import * as appInstallEndpoints from './migrations/20261130050000_app_install_endpoints.js';
-import * as imports from './migrations/20261129190000_imports.js';
-import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as attachments from './migrations/20261129230000_attachments.js';
 import * as quoteSignatures from './migrations/20261129230100_quote_signatures.js';
-import * as catalogue from './migrations/20261126030000_catalogue.js';
-import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
-import * as webhookEndpointsVersion from './migrations/20261127030000_webhook_endpoints_version.js';
-import * as webhookEndpointsVersionRandom from './migrations/20261127140000_webhook_endpoints_version_random.js';
-import * as webhookDeliveriesFewerIndexes from './migrations/20261127200000_webhook_deliveries_fewer_indexes.js';
-import * as clientSearchQueue from './migrations/20261128080000_client_search_queue.js';
-import * as clientsPropertyIds from './migrations/20261128080100_clients_property_ids.js';
-import * as clientsVersion from './migrations/20261128110000_clients_version.js';
-import * as clientsPropertyIdsPortable from './migrations/20261128200000_clients_property_ids_portable.js';
+import * as einvoices from './migrations/20261130010000_einvoices.js';
+import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
+import * as lateFeeInvoices from './migrations/20261130020000_late_fee_invoices.js';
+import * as appInstallEndpoints from './migrations/20261130050000_app_install_endpoints.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
@@ -130,6 +131,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129230100_quote_signatures': quoteSignatures,
   '20261130010000_einvoices': einvoices,
   '20261130010100_einvoice_files': einvoiceFiles,
+  '20261130020000_late_fee_invoices': lateFeeInvoices,
   '20261130050000_app_install_endpoints': appInstallEndpoints,
 };
 

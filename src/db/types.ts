@@ -328,6 +328,8 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns, Delivered
   /** The template that made it and the date it stands for (docs/api-contract.md §23); null for others. */
   recurring_invoice_id: string | null;
   occurrence_date: DateText | null;
+  /** docs/api-contract.md §32: the invoice whose reminder step's late fee this invoice bills; null for others. */
+  late_fee_for_invoice_id?: string | null;
   /** docs/api-contract.md §23: 1 when payment reminders go out for it (the default), 0 when not. */
   reminders_enabled: Generated<number>;
   /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
@@ -346,6 +348,8 @@ export interface InvoiceRemindersTable {
   delivery_id: string;
   /** The late fee the step added, in minor units; null: none. */
   late_fee_amount: number | null;
+  /** The invoice of its own that billed the fee (docs/api-contract.md §32, e-invoicing on); null: none. */
+  late_fee_invoice_id?: string | null;
   created_at: Timestamp;
 }
 

@@ -133,6 +133,8 @@ export interface MailSnapshot {
   hosted_url?: string | null;
   /** A payment reminder's step (docs/api-contract.md §23); absent: the document's own send. */
   reminder_step?: number;
+  /** The invoice of its own that bills a reminder's late fee (docs/api-contract.md §32); absent: none. */
+  late_fee_invoice?: { number: string | null; total_amount: number; hosted_url: string | null };
 }
 
 /** The sentence that leads to the hub page: a quote is answered there, an invoice read. */
@@ -308,6 +310,14 @@ function reminderSentence(snapshot: MailSnapshot): string | undefined {
   return `A reminder: ${documentLabel(snapshot)} has ${due} due${date ? `, due on ${date}` : ''}.`;
 }
 
+/** A reminder's late fee billed on an invoice of its own (docs/api-contract.md §32): what, which, and where. */
+function lateFeeSentence(snapshot: MailSnapshot): string | undefined {
+  const fee = snapshot.late_fee_invoice;
+  if (fee === undefined) return undefined;
+  const amount = formatMoney(fee.total_amount, snapshot.document.currency, localeOf(snapshot));
+  return `A late fee of ${amount} is billed separately on invoice ${fee.number}, sent to you with this reminder${fee.hosted_url ? `: ${fee.hosted_url}` : '.'}`;
+}
+
 /** The lines under the table: due or validity dates, and totals. */
 export function summaryRows(snapshot: MailSnapshot): Array<[string, string]> {
   const { document } = snapshot;
@@ -392,6 +402,7 @@ export function renderText(snapshot: MailSnapshot): string {
     '',
     ...(snapshot.message ? [snapshot.message, ''] : []),
     ...(reminderSentence(snapshot) ? [reminderSentence(snapshot)!, ''] : []),
+    ...(lateFeeSentence(snapshot) ? [lateFeeSentence(snapshot)!, ''] : []),
     `${snapshot.business.name} sent you ${snapshot.kind === 'invoice' ? 'an invoice' : snapshot.kind === 'quote' ? 'a quote' : 'a credit note'}: ${documentLabel(snapshot)}${document.title ? ` (${document.title})` : ''}.`,
     ...dateRows(snapshot).map(([label, value]) => `${label}: ${value}`),
     ...fieldRows(snapshot).map(([label, value]) => `${label}: ${value}`),
@@ -443,7 +454,7 @@ export function renderHtml(snapshot: MailSnapshot): string {
   return `<!doctype html><html><body style="font-family:Helvetica,Arial,sans-serif;color:#222">
 <p>Hello ${escapeHtml(snapshot.client.name)},</p>
 ${snapshot.message ? `<p>${escapeHtml(snapshot.message).replace(/\n/g, '<br>')}</p>` : ''}
-${reminderSentence(snapshot) ? `<p><strong>${escapeHtml(reminderSentence(snapshot)!)}</strong></p>` : ''}
+${reminderSentence(snapshot) ? `<p><strong>${escapeHtml(reminderSentence(snapshot)!)}</strong></p>` : ''}${lateFeeSentence(snapshot) ? `\n<p>${escapeHtml(lateFeeSentence(snapshot)!)}</p>` : ''}
 <h2>${escapeHtml(documentLabel(snapshot))}${document.title ? ` &middot; ${escapeHtml(document.title)}` : ''}</h2>
 <p>${dates}</p>
 ${snapshot.service_address ? `<p><strong>Service address</strong><br>${serviceAddressLines(snapshot).map(escapeHtml).join('<br>')}</p>` : ''}

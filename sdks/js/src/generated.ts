@@ -904,8 +904,10 @@ export interface InvoiceReminder {
   sent_at: string;
   /** The reminder’s e-mail delivery. */
   delivery_id: string;
-  /** The late fee the step added, in minor units; null: none. */
+  /** The late fee the step charged, in minor units; null: none. */
   late_fee_amount: number | null;
+  /** The invoice of its own that bills the step’s late fee (e-invoicing on, docs/api-contract.md §32); null: the fee, if any, is a line of this invoice. */
+  late_fee_invoice_id: string | null;
 }
 
 /** A bill sent to a client. */
@@ -993,6 +995,8 @@ export interface Invoice {
   recurring_invoice_id: string | null;
   /** The date of the recurring invoice’s rule it stands for (its issue_date is the day it was made). Read-only. */
   occurrence_date: string | null;
+  /** The invoice whose payment reminder charged the late fee this invoice bills: with e-invoicing on, a reminder step’s fee is an invoice of its own, never a line added to a sent invoice (docs/api-contract.md §32). Null for every other invoice. Read-only. */
+  late_fee_for_invoice_id: string | null;
   /** BT-10, the buyer’s reference for the invoice; default the client’s buyer_reference. */
   buyer_reference: string | null;
   /** BT-13, the buyer’s purchase order. */

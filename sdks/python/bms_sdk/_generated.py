@@ -943,6 +943,7 @@ class InvoiceReminder(TypedDict):
     sent_at: str
     delivery_id: str
     late_fee_amount: Optional[int]
+    late_fee_invoice_id: Optional[str]
 
 
 class Invoice(TypedDict):
@@ -990,6 +991,7 @@ class Invoice(TypedDict):
     voided_at: Optional[str]
     recurring_invoice_id: Optional[str]
     occurrence_date: Optional[str]
+    late_fee_for_invoice_id: Optional[str]
     buyer_reference: Optional[str]
     purchase_order: Optional[str]
     delivery_date: Optional[str]

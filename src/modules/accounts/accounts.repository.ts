@@ -19,14 +19,17 @@ export async function findAccountTimezone(db: Executor, id: string): Promise<str
   return row?.timezone ?? 'UTC';
 }
 
-/** The account's reminder schedule as stored (null: the defaults) and its zone and currency, which the reminders need. */
+/**
+ * The account's reminder schedule as stored (null: the defaults), its zone and currency, and its e-invoicing (whether
+ * a late fee is an invoice of its own, docs/api-contract.md §32): what the reminders need.
+ */
 export async function findAccountReminders(
   db: Executor,
   id: string,
-): Promise<{ reminders: string | null; timezone: string; currency: string } | undefined> {
+): Promise<{ reminders: string | null; timezone: string; currency: string; einvoicing?: string | null } | undefined> {
   return db
     .selectFrom('accounts')
-    .select(['reminders', 'timezone', 'currency'])
+    .select(['reminders', 'timezone', 'currency', 'einvoicing'])
     .where('id', '=', id)
     .executeTakeFirst();
 }

@@ -248,6 +248,8 @@ export async function queueDocumentMail(
     message: string | null;
     /** A payment reminder's step (docs/api-contract.md §23): the e-mail reminds rather than sends. */
     reminderStep?: number;
+    /** The invoice of its own that bills the reminder's late fee (§32): the reminder names and links it. */
+    lateFeeInvoice?: { number: string | null; total_amount: number; hosted_url: string | null } | undefined;
   },
 ): Promise<void> {
   const now = tx.clock.now().toISOString();
@@ -261,6 +263,15 @@ export async function queueDocumentMail(
     ...(await documentSnapshot(tx.db, tx.accountId, mail.kind, mail.document, client, mail.message)),
     hosted_url: mail.document.hosted_url ?? null,
     ...(mail.reminderStep !== undefined ? { reminder_step: mail.reminderStep } : {}),
+    ...(mail.lateFeeInvoice
+      ? {
+          late_fee_invoice: {
+            number: mail.lateFeeInvoice.number,
+            total_amount: mail.lateFeeInvoice.total_amount,
+            hosted_url: mail.lateFeeInvoice.hosted_url,
+          },
+        }
+      : {}),
     ...(einvoiceFormat !== null ? { einvoice_format: einvoiceFormat } : {}),
   };
   await enqueueMessage(tx.db, {

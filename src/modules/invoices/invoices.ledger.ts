@@ -82,9 +82,14 @@ function documentEntry(
   };
 }
 
-/** invoice_issued, on its issue date: when a draft becomes sent (send, or `PUT {status: "sent"}`). */
+/**
+ * invoice_issued, on its issue date: when a draft becomes sent (send, or `PUT {status: "sent"}`). A late fee's
+ * own invoice (docs/api-contract.md §32) is issued by its `late_fee` entry instead, on the day the fee is added
+ * (its issue date): one document entry of +total, so the invoice's entries still sum to its total (§22 Rules).
+ */
 export async function postInvoiceIssued(tx: Context, row: InvoiceRow): Promise<void> {
-  await postEntries(tx, [documentEntry('invoice_issued', row, row.issue_date!, figuresOf(row), 1)]);
+  const type = (row.late_fee_for_invoice_id ?? null) === null ? 'invoice_issued' : 'late_fee';
+  await postEntries(tx, [documentEntry(type, row, row.issue_date!, figuresOf(row), 1)]);
 }
 
 /** The entries of an edit of a sent invoice (none when nothing the ledger records changed). */

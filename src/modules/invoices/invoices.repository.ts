@@ -51,6 +51,7 @@ const COLUMNS = [
   'voided_at',
   'recurring_invoice_id',
   'occurrence_date',
+  'late_fee_for_invoice_id',
   'reminders_enabled',
   'buyer_reference',
   'purchase_order',

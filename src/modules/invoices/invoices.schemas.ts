@@ -109,7 +109,12 @@ export const InvoiceReminderSchema = Type.Object({
   sent_at: { ...TimestampSchema, description: 'When the step was sent (queued for e-mail).' },
   delivery_id: ReferenceSchema('The reminder’s e-mail delivery.'),
   late_fee_amount: Nullable(
-    Type.Integer({ description: 'The late fee the step added, in minor units; null: none.', example: 185 }),
+    Type.Integer({ description: 'The late fee the step charged, in minor units; null: none.', example: 185 }),
+  ),
+  late_fee_invoice_id: Nullable(
+    ReferenceSchema(
+      'The invoice of its own that bills the step’s late fee (e-invoicing on, docs/api-contract.md §32); null: the fee, if any, is a line of this invoice.',
+    ),
   ),
 });
 
@@ -195,6 +200,11 @@ export const InvoiceSchema = Type.Object(
     occurrence_date: nullableDate(
       'The date of the recurring invoice’s rule it stands for (its issue_date is the day it was made). Read-only.',
     ),
+    late_fee_for_invoice_id: Nullable(
+      ReferenceSchema(
+        'The invoice whose payment reminder charged the late fee this invoice bills: with e-invoicing on, a reminder step’s fee is an invoice of its own, never a line added to a sent invoice (docs/api-contract.md §32). Null for every other invoice. Read-only.',
+      ),
+    ),
     buyer_reference: buyerReference,
     purchase_order: purchaseOrder,
     delivery_date: deliveryDate,
@@ -209,6 +219,7 @@ export const InvoiceSchema = Type.Object(
           sent_at: '2026-12-20T16:00:00.000Z',
           delivery_id: '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9f07',
           late_fee_amount: 185,
+          late_fee_invoice_id: null,
         },
       ],
     }),

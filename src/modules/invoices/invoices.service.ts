@@ -101,11 +101,13 @@ export function previewInvoice(ctx: Context, input: CreateInvoiceInput): Promise
   return withoutStoring(ctx, (tx) => createInvoice(tx, input));
 }
 
-/** What made an invoice that a recurring invoice made (docs/api-contract.md §23): read-only on the invoice. */
-export interface InvoiceOrigin {
-  recurring_invoice_id: string;
-  occurrence_date: string;
-}
+/**
+ * What made an invoice that BMS made itself, read-only on the invoice: a recurring invoice's occurrence
+ * (docs/api-contract.md §23), or a reminder step's late fee on another invoice (§32).
+ */
+export type InvoiceOrigin =
+  | { recurring_invoice_id: string; occurrence_date: string }
+  | { late_fee_for_invoice_id: string };
 
 export async function createInvoice(ctx: Context, input: CreateInvoiceInput, origin?: InvoiceOrigin): Promise<Invoice> {
   return guardExternalId(ctx, 'invoices', input.external_id, () =>
@@ -150,8 +152,9 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         sent_at: null,
         paid_at: null,
         voided_at: null,
-        recurring_invoice_id: origin?.recurring_invoice_id ?? null,
-        occurrence_date: origin?.occurrence_date ?? null,
+        recurring_invoice_id: origin && 'recurring_invoice_id' in origin ? origin.recurring_invoice_id : null,
+        occurrence_date: origin && 'occurrence_date' in origin ? origin.occurrence_date : null,
+        late_fee_for_invoice_id: origin && 'late_fee_for_invoice_id' in origin ? origin.late_fee_for_invoice_id : null,
         reminders_enabled: input.reminders_enabled === false ? 0 : 1,
         buyer_reference:
           input.buyer_reference !== undefined
