@@ -43,6 +43,7 @@ import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
 import * as imports from './migrations/20261129190000_imports.js';
 import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as attachments from './migrations/20261129230000_attachments.js';
+import * as attachmentRemovals from './migrations/20261130040000_attachment_removals.js';
 import * as quoteSignatures from './migrations/20261129230100_quote_signatures.js';
 import * as catalogue from './migrations/20261126030000_catalogue.js';
 import * as hostedRecipient from './migrations/20261126040000_hosted_recipient.js';
@@ -129,6 +130,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129230100_quote_signatures': quoteSignatures,
   '20261130010000_einvoices': einvoices,
   '20261130010100_einvoice_files': einvoiceFiles,
+  '20261130040000_attachment_removals': attachmentRemovals,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
