@@ -230,16 +230,24 @@ export function listAttachments(
   filters: AttachmentFilters,
   page: PageRequest<AttachmentRow>,
 ): Promise<Listed<AttachmentRow>> {
-  return runList(
-    listPlan(
-      db,
-      { table: 'attachments', columns: ATTACHMENT_COLUMNS, scope: { account_id: accountId } },
-      {
-        keys: keysOf({ parent_type: filters.parent_type, parent_id: filters.parent_id }),
-        conditions: timeBoundConditions(filters),
-      },
-      page,
-    ),
+  return runList(listAttachmentsPlan(db, accountId, filters, page));
+}
+
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listAttachmentsPlan(
+  db: Executor,
+  accountId: string,
+  filters: AttachmentFilters,
+  page: PageRequest<AttachmentRow>,
+) {
+  return listPlan(
+    db,
+    { table: 'attachments', columns: ATTACHMENT_COLUMNS, scope: { account_id: accountId } },
+    {
+      keys: keysOf({ parent_type: filters.parent_type, parent_id: filters.parent_id }),
+      conditions: timeBoundConditions(filters),
+    },
+    page,
   );
 }
 
