@@ -65,7 +65,7 @@ interface NodeFs {
 
 /** Node's `fs`, imported when a path is used (a name in a variable, so that bundlers for browsers skip it). */
 async function nodeFs(): Promise<NodeFs> {
-  const name = 'node:fs';
+  const name = ['node', 'fs'].join(':');
   try {
     return (await import(name)) as NodeFs;
   } catch (error) {
@@ -98,6 +98,12 @@ async function* chunksOf(file: ReadableStreamLike | AsyncIterable<Uint8Array>): 
   }
 }
 
+/** A file on disk: a Blob backed by it where the runtime has one (Node 20), else a stream of it. */
+async function fromPath(path: string): Promise<BlobLike | AsyncIterable<Uint8Array>> {
+  const fs = await nodeFs();
+  return fs.openAsBlob ? fs.openAsBlob(path) : fs.createReadStream(path);
+}
+
 const quoted = (text: string): string => text.replace(/[\r\n"\\]/g, (character) => encodeURIComponent(character));
 
 /**
@@ -109,14 +115,11 @@ export async function formBody(part: string, fields: object, file: UploadFile): 
   const boundary = `bms-${runtime.crypto.randomUUID()}`;
   const encoder = new runtime.TextEncoder();
   const given = Object.entries(fields).filter(([, value]) => value !== undefined && value !== null);
-  let source: BlobLike | Uint8Array | ArrayBuffer | ReadableStreamLike | AsyncIterable<Uint8Array> = file as BlobLike;
-  let name = (fields as { filename?: string }).filename;
-  if (typeof file === 'string') {
-    name ??= baseName(file);
-    const fs = await nodeFs();
-    source = fs.openAsBlob ? await fs.openAsBlob(file) : fs.createReadStream(file);
-  } else if (isBlob(file)) name ??= file.name;
-  name ??= 'file';
+  const source = typeof file === 'string' ? await fromPath(file) : file;
+  const name =
+    (fields as { filename?: string }).filename ??
+    (typeof file === 'string' ? baseName(file) : isBlob(file) ? file.name : undefined) ??
+    'file';
   const type = (isBlob(source) && source.type) || typeOf(name);
   const head = encoder.encode(
     given

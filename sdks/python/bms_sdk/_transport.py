@@ -726,7 +726,7 @@ async def _read_body(reader: asyncio.StreamReader, status: int, headers: Mapping
     if status in (204, 304) or 100 <= status < 200:
         return b""
     chunks: List[bytes] = []
-    keep = chunks.append if sink is None else sink.write
+    keep: Callable[[bytes], object] = chunks.append if sink is None else sink.write
     if "chunked" in headers.get("transfer-encoding", "").lower():
         while True:
             size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
