@@ -74,7 +74,9 @@ test('the queue of files to remove, on a database that holds an attachment: empt
     await db
       .insertInto('attachment_removals')
       .values(queued)
-      .onConflict((conflict: any) => conflict.columns(['account_id', 'sha256']).doNothing())
+      .onConflict((conflict: { columns(names: string[]): { doNothing(): unknown } }) =>
+        conflict.columns(['account_id', 'sha256']).doNothing(),
+      )
       .execute();
     assert.equal((await db.selectFrom('attachment_removals').selectAll().execute()).length, 1);
     await database.migrateTo(database.before(REMOVALS));

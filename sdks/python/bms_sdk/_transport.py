@@ -483,7 +483,12 @@ class Transport(_Base):
             connection.timeout = prepared.timeout
             data = prepared.data
             if isinstance(data, Form):
-                connection.request(prepared.method, prepared.target, body=data.chunks(), headers=prepared.headers, encode_chunked=data.length is None)
+                try:
+                    connection.request(prepared.method, prepared.target, body=data.chunks(), headers=prepared.headers, encode_chunked=data.length is None)
+                except OSError:
+                    # The server may answer before it has read the whole upload (a refusal: 413, 422) and close:
+                    # its answer, if it came, is read below rather than the broken pipe reported.
+                    pass
             else:
                 connection.request(prepared.method, prepared.target, body=data, headers=prepared.headers)
             response = connection.getresponse()

@@ -13,7 +13,7 @@ import threading
 import unittest
 from typing import List
 
-from bms_sdk import AsyncBmsClient, BmsClient, NotFoundError, raw_response
+from bms_sdk import AsyncBmsClient, BmsClient, NotFoundError, ValidationError, raw_response
 
 BASE_URL = os.environ.get("BMS_BASE_URL", "")
 API_KEY = os.environ.get("BMS_API_KEY", "")
@@ -83,6 +83,11 @@ class Files(unittest.TestCase):
             self.assertEqual(answered.data, destination)
             self.assertEqual(sha256_of(destination), SHA256)
         self.assertEqual(self.left(), [])
+
+    def test_an_upload_refused_before_its_bytes_are_read_answers_the_refusal(self) -> None:
+        with self.assertRaises(ValidationError) as refused:
+            self.bms.attachments.create(self.source, parent_type="client", parent_id="00000000-0000-4000-8000-000000000000")
+        self.assertEqual(refused.exception.status, 422)
 
     def test_a_failed_download_leaves_no_file_and_the_destination_as_it_was(self) -> None:
         destination = os.path.join(self.directory, "kept.txt")
