@@ -926,7 +926,8 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
       return `    @overload\n    ${def} ${method}(\n        ${overloaded},\n    ) -> ${model}: ...\n\n`;
     })
     .join('');
-  const call = endpoint.returns === 'file' ? `request_to_file(destination, ${parts.join(', ')})` : `request(${parts.join(', ')})`;
+  const call =
+    endpoint.returns === 'file' ? `request_to_file(destination, ${parts.join(', ')})` : `request(${parts.join(', ')})`;
   return `${overloads}    ${def} ${method}(\n        ${parameters},\n    ) -> ${model}:\n${doc}        return cast(${model}, ${wait}self._transport.${call})\n`;
 }
 

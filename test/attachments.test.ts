@@ -820,7 +820,11 @@ describe('a parent’s delete', () => {
     await sweepOrphans(context.database.db, store, new Date(Date.now() + 11 * 60 * 1000));
     assert.deepEqual(stored(), [sha256(Buffer.from('job file'))]);
     assert.deepEqual(
-      await context.database.db.selectFrom('attachment_removals').selectAll().where('account_id', '=', business.accountId).execute(),
+      await context.database.db
+        .selectFrom('attachment_removals')
+        .selectAll()
+        .where('account_id', '=', business.accountId)
+        .execute(),
       [],
     );
     // An upload deleted alone is queued the same way.

@@ -343,8 +343,7 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
   [
     'attachments of a kind of parent, default sort',
     () =>
-      listAttachmentsPlan(db(), documentAccountId, { parent_type: 'client' }, pageRequest({}, ATTACHMENT_SORTS))
-        .query,
+      listAttachmentsPlan(db(), documentAccountId, { parent_type: 'client' }, pageRequest({}, ATTACHMENT_SORTS)).query,
     'attachments_kind_created_at_idx',
     false,
   ],

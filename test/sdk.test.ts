@@ -265,7 +265,12 @@ describe('JavaScript SDK', () => {
       await bms.attachments.create(new Uint8Array(fs.readFileSync(source)), { ...parent, filename: 'bytes.txt' }),
     ];
     assert.deepEqual(
-      made.map((attachment) => [attachment.filename, attachment.content_type, attachment.size_bytes, attachment.sha256]),
+      made.map((attachment) => [
+        attachment.filename,
+        attachment.content_type,
+        attachment.size_bytes,
+        attachment.sha256,
+      ]),
       [
         ['notes.txt', 'text/plain', text.length, expected],
         ['node-stream.txt', 'text/plain', text.length, expected],
@@ -303,7 +308,13 @@ describe('JavaScript SDK', () => {
             controller.error(new Error('connection reset'));
           },
         });
-        return { status: response.status, headers: response.headers, text: () => response.text(), arrayBuffer: () => response.arrayBuffer(), body };
+        return {
+          status: response.status,
+          headers: response.headers,
+          text: () => response.text(),
+          arrayBuffer: () => response.arrayBuffer(),
+          body,
+        };
       },
     });
     const cut = path.join(directory, 'cut.txt');

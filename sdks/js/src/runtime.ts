@@ -14,8 +14,12 @@ export interface AbortSignalLike {
 export interface FetchInit {
   method?: string;
   headers?: Record<string, string>;
-  /** JSON or text; an upload's multipart body is a Blob or a ReadableStream (with `duplex: 'half'`). */
-  body?: unknown;
+  /**
+   * JSON or text as a string; an upload's multipart body is a Blob or a ReadableStream (with `duplex: 'half'`).
+   * Typed loosely, as `signal` is, so that the standard `fetch` is accepted as it is.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: a string, a Blob or a ReadableStream, whichever fetch takes
+  body?: any;
   duplex?: 'half';
   /** An AbortSignal (typed loosely so that the standard `fetch` is accepted as it is). */
   // biome-ignore lint/suspicious/noExplicitAny: any AbortSignal-like object, so that the standard fetch's is accepted as it is

@@ -143,11 +143,7 @@ export function queuedRemovals(
 }
 
 export async function dropRemoval(db: Executor, accountId: string, sha256: string): Promise<void> {
-  await db
-    .deleteFrom('attachment_removals')
-    .where('account_id', '=', accountId)
-    .where('sha256', '=', sha256)
-    .execute();
+  await db.deleteFrom('attachment_removals').where('account_id', '=', accountId).where('sha256', '=', sha256).execute();
 }
 
 /** How many files a parent has (at most 200 are allowed, so the count stops just past it). */
