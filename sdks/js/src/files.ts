@@ -23,11 +23,19 @@ export interface ReadableStreamLike {
  */
 export type UploadFile = string | Uint8Array | ArrayBuffer | BlobLike | ReadableStreamLike | AsyncIterable<Uint8Array>;
 
-/** What a multipart body is sent as: a Blob (replayable, with a length) or a stream (once, chunked). */
+/**
+ * An upload's multipart body: made anew for each attempt (`body()`), with its length when known. Bytes and a
+ * Blob are sent as one Blob; a path and a stream as a ReadableStream read a chunk at a time (a Blob joining a
+ * file-backed Blob is read whole into memory by Node's fetch), a path with its length.
+ */
 export interface FormBody {
-  body: unknown;
   contentType: string;
+  length: number | undefined;
+  /** False for a stream: read once, so its upload is not retried. */
   replayable: boolean;
+  /** True when `body()` is a ReadableStream (fetch then needs `duplex: 'half'`). */
+  streamed: boolean;
+  body(): unknown;
 }
 
 /** The media types an upload is declared as, by extension; the server detects the type from the bytes anyway, but text must be declared text/plain or text/csv. */
@@ -51,9 +59,9 @@ const typeOf = (name: string): string =>
   TYPES[name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : ''] ?? 'application/octet-stream';
 
 interface NodeFs {
-  openAsBlob?: (path: string) => Promise<BlobLike>;
-  createReadStream(path: string): AsyncIterable<Uint8Array>;
+  createReadStream(path: string, options: { highWaterMark: number }): AsyncIterable<Uint8Array>;
   promises: {
+    stat(path: string): Promise<{ size: number }>;
     open(
       path: string,
       flags: string,
@@ -98,12 +106,6 @@ async function* chunksOf(file: ReadableStreamLike | AsyncIterable<Uint8Array>): 
   }
 }
 
-/** A file on disk: a Blob backed by it where the runtime has one (Node 20), else a stream of it. */
-async function fromPath(path: string): Promise<BlobLike | AsyncIterable<Uint8Array>> {
-  const fs = await nodeFs();
-  return fs.openAsBlob ? fs.openAsBlob(path) : fs.createReadStream(path);
-}
-
 const quoted = (text: string): string => text.replace(/[\r\n"\\]/g, (character) => encodeURIComponent(character));
 
 /**
@@ -115,12 +117,11 @@ export async function formBody(part: string, fields: object, file: UploadFile): 
   const boundary = `bms-${runtime.crypto.randomUUID()}`;
   const encoder = new runtime.TextEncoder();
   const given = Object.entries(fields).filter(([, value]) => value !== undefined && value !== null);
-  const source = typeof file === 'string' ? await fromPath(file) : file;
   const name =
     (fields as { filename?: string }).filename ??
     (typeof file === 'string' ? baseName(file) : isBlob(file) ? file.name : undefined) ??
     'file';
-  const type = (isBlob(source) && source.type) || typeOf(name);
+  const type = (isBlob(file) && file.type) || typeOf(name);
   const head = encoder.encode(
     given
       .map(
@@ -134,18 +135,34 @@ export async function formBody(part: string, fields: object, file: UploadFile): 
   );
   const tail = encoder.encode(`\r\n--${boundary}--\r\n`);
   const contentType = `multipart/form-data; boundary=${boundary}`;
-  if (runtime.Blob && (isBlob(source) || source instanceof Uint8Array || source instanceof ArrayBuffer))
-    return { body: new runtime.Blob([head, source, tail]), contentType, replayable: true };
-  if (!runtime.ReadableStream) throw new TypeError('This runtime has neither Blob nor ReadableStream for an upload.');
-  const chunks = (async function* () {
+  if (runtime.Blob && (isBlob(file) || file instanceof Uint8Array || file instanceof ArrayBuffer)) {
+    const blob = new runtime.Blob([head, file, tail]);
+    return { contentType, length: blob.size, replayable: true, streamed: false, body: () => blob };
+  }
+  const fs = typeof file === 'string' ? await nodeFs() : undefined;
+  const size = typeof file === 'string' ? (await fs!.promises.stat(file)).size : undefined;
+  const chunks = async function* (): AsyncGenerator<Uint8Array> {
     yield head;
-    if (isBlob(source)) yield* chunksOf(source.stream() as ReadableStreamLike);
-    else if (source instanceof Uint8Array) yield source;
-    else if (source instanceof ArrayBuffer) yield new Uint8Array(source);
-    else yield* chunksOf(source);
+    if (typeof file === 'string') yield* fs!.createReadStream(file, { highWaterMark: 64 * 1024 });
+    else if (isBlob(file)) yield* chunksOf(file.stream() as ReadableStreamLike);
+    else if (file instanceof Uint8Array) yield file;
+    else if (file instanceof ArrayBuffer) yield new Uint8Array(file);
+    else yield* chunksOf(file);
     yield tail;
-  })();
-  const body = new runtime.ReadableStream({
+  };
+  return {
+    contentType,
+    length: size === undefined ? undefined : head.length + size + tail.length,
+    replayable: typeof file === 'string',
+    streamed: true,
+    body: () => readableOf(chunks()),
+  };
+}
+
+/** A ReadableStream of an async generator's chunks, pulled as fetch sends them. */
+function readableOf(chunks: AsyncGenerator<Uint8Array>): unknown {
+  if (!runtime.ReadableStream) throw new TypeError('This runtime has no ReadableStream to send a stream with.');
+  return new runtime.ReadableStream({
     async pull(controller) {
       const next = await chunks.next();
       if (next.done) controller.close();
@@ -155,7 +172,6 @@ export async function formBody(part: string, fields: object, file: UploadFile): 
       await chunks.return(undefined);
     },
   });
-  return { body, contentType, replayable: false };
 }
 
 /**

@@ -24,7 +24,8 @@ export interface FetchInit {
   /** An AbortSignal (typed loosely so that the standard `fetch` is accepted as it is). */
   // biome-ignore lint/suspicious/noExplicitAny: any AbortSignal-like object, so that the standard fetch's is accepted as it is
   signal?: any;
-  redirect?: 'manual';
+  /** `manual` (a redirect is answered as it is, never followed); `error` for a streamed upload (see transport). */
+  redirect?: 'manual' | 'error';
 }
 
 /** What the SDK reads of a `fetch` response. */

@@ -335,6 +335,8 @@ export class Transport {
     if (parts.text !== undefined) headers['content-type'] = parts.text.contentType;
     const form = parts.form && (await formBody('file', parts.form.fields, parts.form.file));
     if (form) headers['content-type'] = form.contentType;
+    // A stream with a known length (a file) is sent with it rather than chunked.
+    if (form?.streamed && form.length !== undefined) headers['content-length'] = String(form.length);
     if (method === 'POST' && (options.idempotencyKey !== undefined || !parts.unkeyed))
       headers['idempotency-key'] = options.idempotencyKey ?? runtime.crypto.randomUUID();
     if (options.ifMatch != null) headers['if-match'] = options.ifMatch;
@@ -345,7 +347,7 @@ export class Transport {
     // What the log hook sees: the path without its query, whose filters may be personal data (email=).
     const logged = url.split('?')[0]!;
     const body = form
-      ? form.body
+      ? undefined
       : parts.text !== undefined
         ? parts.text.body
         : parts.body === undefined
@@ -377,10 +379,12 @@ export class Transport {
         response = await this.#fetch(url, {
           method,
           headers,
-          ...(body === undefined ? {} : { body }),
-          ...(form && !form.replayable ? { duplex: 'half' as const } : {}),
+          ...(form ? { body: form.body() } : body === undefined ? {} : { body }),
+          ...(form?.streamed ? { duplex: 'half' as const } : {}),
           signal: controller.signal,
-          redirect: 'manual',
+          // Node's fetch keeps a streamed body whole in memory while a redirect could still replay it; with
+          // `error` it keeps nothing (a redirect then fails the upload, as a connection error).
+          redirect: form?.streamed ? 'error' : 'manual',
         });
         if (sink && response.status >= 200 && response.status < 300) {
           await sink(response);
