@@ -496,8 +496,14 @@ class Transport(_Base):
             if sink is not None and 200 <= response.status < 300:
                 # A download to a file: the body goes to disk as it arrives.
                 file = sink()
+                written = 0
                 while chunk := response.read(CHUNK):
                     file.write(chunk)
+                    written += len(chunk)
+                # read(amount) ends quietly at a body cut short: the length says whether it was.
+                expected = response.getheader("content-length")
+                if expected is not None and written != int(expected):
+                    raise http.client.IncompleteRead(b"", int(expected) - written)
                 body = b""
             else:
                 body = response.read()
