@@ -313,8 +313,9 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
         { parent_type: 'client', parent_id: ID },
         pageRequest({}, ATTACHMENT_SORTS),
       ).query,
-    'attachments_parent_created_at_idx',
-    false,
+    // One parent's rows (at most 200) by either index that leads with the parent, then sorted.
+    'attachments_parent_(?:created|updated)_at_idx',
+    true,
   ],
   [
     'attachments of one parent, sort=-updated_at',
@@ -325,8 +326,9 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
         { parent_type: 'client', parent_id: ID },
         pageRequest({ sort: '-updated_at' }, ATTACHMENT_SORTS),
       ).query,
-    'attachments_parent_updated_at_idx',
-    false,
+    // One parent's rows (at most 200) by either index that leads with the parent, then sorted.
+    'attachments_parent_(?:created|updated)_at_idx',
+    true,
   ],
   [
     'attachments of one parent, created_after',
@@ -337,8 +339,9 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
         { parent_type: 'client', parent_id: ID, created_after: '2026-01-01T00:00:00Z' },
         pageRequest({}, ATTACHMENT_SORTS),
       ).query,
-    'attachments_parent_created_at_idx',
-    false,
+    // One parent's rows (at most 200) by either index that leads with the parent, then sorted.
+    'attachments_parent_(?:created|updated)_at_idx',
+    true,
   ],
   [
     'attachments of a kind of parent, default sort',
@@ -945,6 +948,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'tag_links',
     'tags',
     'oauth_tokens',
+    'attachments',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text

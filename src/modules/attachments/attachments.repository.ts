@@ -236,13 +236,16 @@ export function listAttachmentsPlan(
   filters: AttachmentFilters,
   page: PageRequest<AttachmentRow>,
 ) {
+  // The kind of parent is the list's scope, as the account is (its sort indexes lead with both: it names many
+  // rows); one parent is a key (at most 200 rows, read by its index and sorted).
   return listPlan(
     db,
-    { table: 'attachments', columns: ATTACHMENT_COLUMNS, scope: { account_id: accountId } },
     {
-      keys: keysOf({ parent_type: filters.parent_type, parent_id: filters.parent_id }),
-      conditions: timeBoundConditions(filters),
+      table: 'attachments',
+      columns: ATTACHMENT_COLUMNS,
+      scope: { account_id: accountId, parent_type: filters.parent_type },
     },
+    { keys: keysOf({ parent_id: filters.parent_id }), conditions: timeBoundConditions(filters) },
     page,
   );
 }
