@@ -15,6 +15,7 @@ type Schema = {
   items?: Schema;
   additionalProperties?: boolean | Schema;
   description?: string;
+  format?: string;
   /**
    * Read from the document, not in it: a query parameter that takes a list (`type: array`, sent as `a,b`:
    * the `status` filters, `assignee_id`) is typed as one item or a list of them; this is the item's schema.
@@ -76,7 +77,8 @@ function queryParameterSchema(schema: Schema): Schema {
 }
 
 /** What a method gives back: a page of objects (iterable over every page), bytes (a PDF), or one JSON object. */
-type Returns = 'page' | 'bytes' | 'json';
+/** `file`: a binary answer streamed to a file on disk (the method `<name>ToFile` beside the one for bytes). */
+type Returns = 'page' | 'bytes' | 'json' | 'file';
 
 interface Endpoint {
   /** The method's name: the operationId without the resource's name (`sendInvoice` → `send`). */
@@ -113,6 +115,11 @@ interface Endpoint {
   accept?: string;
   /** A body that is text, not JSON (an import's CSV file): its media type; the method takes the text. */
   textBody?: string;
+  /**
+   * A `multipart/form-data` body (an upload): the name of its one binary part. The method takes the file (a
+   * path, bytes or a stream, sent streamed by the transport) and the form's other fields as its params.
+   */
+  filePart?: string;
 }
 
 interface Resource {
@@ -201,10 +208,21 @@ export function readResources(document: OpenApiDocument): Resource[] {
           { ...queryParameterSchema(parameter.schema), description: parameter.description },
         ]),
       );
-      // A body that is not JSON (an upload) has no params type: the SDKs' hand-written upload methods send it.
+      // A multipart body (an upload): its binary part is the method's file, its other fields the params (the
+      // query that a raw upload may carry instead is left to `bms.request`).
+      const form = operation.requestBody?.content['multipart/form-data']?.schema;
+      const filePart = Object.entries(form?.properties ?? {}).find(([, schema]) => schema.format === 'binary')?.[0];
       const reference = operation.requestBody?.content['application/json']?.schema;
-      const body = reference ? withRequiredOneOf(resolved(document, reference)) : undefined;
-      const textBody = reference ? undefined : Object.keys(operation.requestBody?.content ?? {})[0];
+      const body = reference
+        ? withRequiredOneOf(resolved(document, reference))
+        : form && filePart
+          ? {
+              ...form,
+              properties: Object.fromEntries(Object.entries(form.properties!).filter(([name]) => name !== filePart)),
+              required: (form.required ?? []).filter((name) => name !== filePart),
+            }
+          : undefined;
+      const textBody = reference || filePart ? undefined : Object.keys(operation.requestBody?.content ?? {})[0];
       const endpoint: Endpoint = {
         name: '',
         operationId: operation.operationId,
@@ -222,8 +240,10 @@ export function readResources(document: OpenApiDocument): Resource[] {
         ...(binary ? { accept: '*/*' } : {}),
         array,
         ...(xml ? { accept: 'application/xml, application/pdf' } : {}),
-        ...(Object.keys(query).length > 0 ? { query } : {}),
-        queryRequired: queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+        ...(Object.keys(query).length > 0 && !filePart ? { query } : {}),
+        queryRequired: filePart
+          ? []
+          : queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
         ...(body
           ? {
               body: withoutServerSetValues(
@@ -235,6 +255,7 @@ export function readResources(document: OpenApiDocument): Resource[] {
         ...(model ? { model } : {}),
         ...(union ? { union } : {}),
         ...(textBody ? { textBody } : {}),
+        ...(filePart ? { filePart } : {}),
         ...(textAnswer && textAnswer.length > 0 ? { accept: textAnswer.join(', ') } : {}),
         // An answer that is no component (`{requeued: 3}`, the two schedules a split answers, the items of an
         // array or a page) gets a type of its own; a delete's `{id, deleted}` is DeletedObject.
@@ -253,6 +274,19 @@ export function readResources(document: OpenApiDocument): Resource[] {
       )
         resource.model = segment === 'reports' ? 'Report' : model;
       resource.endpoints.push(endpoint);
+      // A binary answer (an attachment's bytes) gets a method beside it that streams it to a file.
+      if (binary)
+        resource.endpoints.push({
+          ...endpoint,
+          operationId: `${operation.operationId}ToFile`,
+          operation: {
+            ...operation,
+            summary: `${operation.summary ?? ''}, to a file`,
+            description:
+              'The same bytes streamed to the file at `destination`: written under a temporary name beside it, flushed to disk, then renamed over it, so a failed download leaves no partial file. Answers what the server answered (status, headers, ETag).',
+          },
+          returns: 'file',
+        });
       // An answer also offered as CSV (a report, `Accept: text/csv`) gets a download method beside it.
       if (success?.content?.['text/csv'] && success.content['application/json']) {
         const { model: _model, result: _result, ...rest } = endpoint;
@@ -364,7 +398,10 @@ const singular = (text: string): string => text.replace(/ies$/, 'y').replace(/s$
 // A resource without a model of its own (no GET of one object: change sets, the change feed) is named by its
 // segment's singular.
 const paramsName = (resource: Resource, endpoint: Endpoint): string =>
-  `${resource.model || singular(pascal(resource.segment))}${pascal(endpoint.name)}Params`;
+  `${resource.model || singular(pascal(resource.segment))}${pascal(twinName(endpoint))}Params`;
+/** A `…ToFile` method takes the params of the method for bytes beside it (`downloadToFile`: `download`'s). */
+const twinName = (endpoint: Endpoint): string =>
+  endpoint.returns === 'file' ? endpoint.name.replace(/ToFile$/, '') : endpoint.name;
 /**
  * The type an endpoint answers with (an array's item type): its component, an action's own result type, or
  * what a delete returns.
@@ -531,6 +568,8 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
   const args = [
     ...endpoint.pathParams.map((parameter) => `${camel(parameter)}: string`),
     ...(endpoint.textBody ? ['text: string'] : []),
+    ...(endpoint.filePart ? [`${camel(endpoint.filePart)}: UploadFile`] : []),
+    ...(endpoint.returns === 'file' ? ['destination: string'] : []),
     ...(schema ? [`params: ${paramsName(resource, endpoint)}${requiresParams(endpoint) ? '' : ' = {}'}`] : []),
     'options?: RequestOptions',
   ].join(', ');
@@ -541,7 +580,7 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
       : endpoint.query
         ? ['query: { ...params }']
         : endpoint.body
-          ? ['body: params']
+          ? [endpoint.filePart ? `form: { fields: params, file: ${camel(endpoint.filePart)} }` : 'body: params']
           : []),
     ...(endpoint.textBody ? [`text: { body: text, contentType: '${endpoint.textBody}' }`] : []),
     ...(endpoint.unkeyed ? ['unkeyed: true'] : []),
@@ -554,8 +593,10 @@ function tsMethod(resource: Resource, endpoint: Endpoint): string {
         : `{ ${fields.join(', ')} }`;
   if (endpoint.returns === 'page')
     return `${doc}  ${endpoint.name}(${args}): PagePromise<${model}> {\n    return this.transport.list<${model}>(\`${path}\`, { ...params }, options);\n  }\n`;
-  const call = endpoint.returns === 'bytes' ? 'requestBytes' : `request<${model}>`;
   const accept = endpoint.accept ? `, '${endpoint.accept}'` : '';
+  if (endpoint.returns === 'file')
+    return `${doc}  ${endpoint.name}(${args}): Promise<ResponseInfo> {\n    return this.transport.requestToFile('${endpoint.httpMethod}', \`${path}\`, destination, ${parts}, options${accept});\n  }\n`;
+  const call = endpoint.returns === 'bytes' ? 'requestBytes' : `request<${model}>`;
   return `${doc}  ${endpoint.name}(${args}): Promise<WithResponse<${model}>> {\n    return this.transport.${call}('${endpoint.httpMethod}', \`${path}\`, ${parts}, options${accept});\n  }\n`;
 }
 
@@ -588,7 +629,7 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
     for (const endpoint of resource.endpoints) {
       const schema = paramsSchema(endpoint);
       const name = paramsName(resource, endpoint);
-      if (schema)
+      if (schema && endpoint.returns !== 'file')
         ts.named(
           (stem) =>
             ts.interface(name, schema, {
@@ -606,10 +647,18 @@ function generateTypeScript(document: OpenApiDocument, resources: Resource[]): s
     }
   }
   const splits = resources.some((resource) => resource.endpoints.some((endpoint) => endpoint.query && endpoint.body));
+  const endpoints = resources.flatMap((resource) => resource.endpoints);
+  const imported = [
+    'RequestOptions',
+    ...(endpoints.some((endpoint) => endpoint.returns === 'file') ? ['ResponseInfo'] : []),
+    'Transport',
+    ...(endpoints.some((endpoint) => endpoint.filePart) ? ['UploadFile'] : []),
+    'WithResponse',
+  ];
   let out = `// ${HEADER}\nimport type { PagePromise } from './pagination.js';\n${
     splits
-      ? "import { splitParams, type RequestOptions, type Transport, type WithResponse } from './transport.js';"
-      : "import type { RequestOptions, Transport, WithResponse } from './transport.js';"
+      ? `import { splitParams, ${imported.map((name) => `type ${name}`).join(', ')} } from './transport.js';`
+      : `import type { ${imported.join(', ')} } from './transport.js';`
   }\n\n`;
   out += [...ts.definitions.values()].join('\n');
   for (const resource of resources) {
@@ -776,7 +825,7 @@ function pythonKeywordArguments(
       : python.named(
           (stem) => python.annotation(property, `${stem}${pascal(key)}`, 'Params'),
           resource.model,
-          `${resource.model}${pascal(endpoint.name)}`,
+          `${resource.model}${pascal(twinName(endpoint))}`,
         );
     signature.push(
       required.has(key) ? `${argument}: ${annotation}` : `${argument}: Union[${annotation}, NotGiven] = NOT_GIVEN`,
@@ -789,7 +838,11 @@ function pythonKeywordArguments(
 /** One method, for the blocking client or (`flavor: 'async'`) the asyncio one. */
 function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoint, flavor: 'sync' | 'async'): string {
   const item =
-    endpoint.returns === 'bytes' ? 'bytes' : modelName(resource, endpoint, (names) => `Union[${names.join(', ')}]`);
+    endpoint.returns === 'bytes'
+      ? 'bytes'
+      : endpoint.returns === 'file'
+        ? 'str'
+        : modelName(resource, endpoint, (names) => `Union[${names.join(', ')}]`);
   const model = endpoint.array ? `List[${item}]` : item;
   if (endpoint.result)
     python.typedDict(item, {
@@ -812,7 +865,9 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
   const options = [
     ...(endpoint.httpMethod === 'POST' && !endpoint.unkeyed ? ['idempotency_key: Optional[str] = None'] : []),
     ...(endpoint.httpMethod === 'PUT' || endpoint.httpMethod === 'DELETE' ? ['if_match: Optional[str] = None'] : []),
-    ...(endpoint.returns === 'bytes' && !endpoint.accept ? ['if_none_match: Optional[str] = None'] : []),
+    ...((endpoint.returns === 'bytes' || endpoint.returns === 'file') && !endpoint.accept
+      ? ['if_none_match: Optional[str] = None']
+      : []),
     'extra_headers: Optional[Mapping[str, str]] = None',
     'extra_query: Optional[Mapping[str, Any]] = None',
     'timeout: Optional[float] = None',
@@ -823,6 +878,8 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
     'self',
     ...pathArguments.map(([, argument]) => `${argument}: str`),
     ...(endpoint.textBody ? ['text: str'] : []),
+    ...(endpoint.filePart ? [`${snake(endpoint.filePart)}: UploadFile`] : []),
+    ...(endpoint.returns === 'file' ? ['destination: Destination'] : []),
   ];
   const parameters = [...positional, '*', ...signature, ...options].join(',\n        ');
   const optionArguments = options
@@ -840,10 +897,18 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
   const parts = [
     `"${endpoint.httpMethod}"`,
     pathExpression,
-    ...(endpoint.body ? [`body=${pythonGiven(bodyNames)}`] : []),
+    ...(endpoint.body
+      ? [
+          endpoint.filePart
+            ? `form=(${snake(endpoint.filePart)}, ${pythonGiven(bodyNames)})`
+            : `body=${pythonGiven(bodyNames)}`,
+        ]
+      : []),
     ...(endpoint.textBody ? [`text=(text, "${endpoint.textBody}")`] : []),
     ...(queryNames.length > 0 ? [`query=${pythonGiven(queryNames)}`] : []),
-    ...(endpoint.returns === 'bytes' ? [`accept="${endpoint.accept ?? 'application/pdf'}"`] : []),
+    ...(endpoint.returns === 'bytes' || endpoint.returns === 'file'
+      ? [`accept="${endpoint.accept ?? 'application/pdf'}"`]
+      : []),
     ...(endpoint.unkeyed ? ['unkeyed=True'] : []),
     optionArguments,
   ];
@@ -861,7 +926,9 @@ function pythonMethod(python: PythonTypes, resource: Resource, endpoint: Endpoin
       return `    @overload\n    ${def} ${method}(\n        ${overloaded},\n    ) -> ${model}: ...\n\n`;
     })
     .join('');
-  return `${overloads}    ${def} ${method}(\n        ${parameters},\n    ) -> ${model}:\n${doc}        return cast(${model}, ${wait}self._transport.request(${parts.join(', ')}))\n`;
+  const call =
+    endpoint.returns === 'file' ? `request_to_file(destination, ${parts.join(', ')})` : `request(${parts.join(', ')})`;
+  return `${overloads}    ${def} ${method}(\n        ${parameters},\n    ) -> ${model}:\n${doc}        return cast(${model}, ${wait}self._transport.${call})\n`;
 }
 
 function pythonResources(python: PythonTypes, resources: Resource[], flavor: 'sync' | 'async'): string {
@@ -902,6 +969,9 @@ function generatePython(document: OpenApiDocument, resources: Resource[]): strin
   const deleted = deletedSchema(resources);
   if (deleted) python.typedDict('DeletedObject', { ...deleted, description: 'What a delete returns.' });
   const classes = pythonResources(python, resources, 'sync') + pythonResources(python, resources, 'async');
+  const endpoints = resources.flatMap((resource) => resource.endpoints);
+  const files = endpoints.some((endpoint) => endpoint.returns === 'file');
+  const uploads = endpoints.some((endpoint) => endpoint.filePart);
   const imports = [
     `# ${HEADER}`,
     'from __future__ import annotations',
@@ -910,7 +980,7 @@ function generatePython(document: OpenApiDocument, resources: Resource[]): strin
     'from urllib.parse import quote',
     '',
     'from ._pagination import AsyncPagePromise, Page',
-    'from ._transport import NOT_GIVEN, AsyncTransport, NotGiven, Transport, given as _given',
+    `from ._transport import NOT_GIVEN, AsyncTransport, ${files ? 'Destination, ' : ''}NotGiven, Transport, ${uploads ? 'UploadFile, ' : ''}given as _given`,
   ].join('\n');
   const exported = [...python.definitions.keys()].filter((name) => !name.startsWith('_'));
   return `${imports}\n\n__all__ = [\n${exported.map((name) => `    "${name}",\n`).join('')}]\n\n\ndef _quote(value: str) -> str:\n    return quote(value, safe="")\n\n\n${[...python.definitions.values()].join('\n\n')}${classes}`;
@@ -995,7 +1065,17 @@ function methodTable(resources: Resource[], language: 'js' | 'python'): string {
     const property = language === 'js' ? camel(resource.segment) : snake(resource.segment);
     const methods = resource.endpoints.map((endpoint) => {
       const name = language === 'js' ? endpoint.name : snake(endpoint.name);
-      return `\`${name}\`${endpoint.returns === 'bytes' ? ' (bytes)' : endpoint.array ? ' (a list)' : ''}`;
+      const kind =
+        endpoint.returns === 'bytes'
+          ? ' (bytes)'
+          : endpoint.returns === 'file'
+            ? ' (to a file)'
+            : endpoint.filePart
+              ? ' (a file upload)'
+              : endpoint.array
+                ? ' (a list)'
+                : '';
+      return `\`${name}\`${kind}`;
     });
     return `| \`bms.${property}\` | ${methods.join(', ')} |\n`;
   });

@@ -12,6 +12,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { setAccountLimits } from '../src/modules/accounts/limits.js';
+import { LocalStore, sweepOrphans } from '../src/modules/attachments/index.js';
 import { createTestContext, type ApiResponse, type TestContext } from './helpers/context.js';
 import { jpegFixture, png } from './helpers/images.js';
 import {
@@ -752,5 +753,83 @@ describe('the hub', () => {
     const again = await context.request('GET', hubUrl.pathname);
     assert.match(again.text, new RegExp(after.id));
     assert.match(again.text, new RegExp(jobFile.id));
+  });
+});
+
+describe('a parent’s delete', () => {
+  test('deletes the parent’s attachments (its properties’ and visits’ too) with their events, gives their bytes back, and the sweeper removes their files once no row names them', async () => {
+    const business = await context.account('Deleting Parents');
+    const api = (method: string, url: string, body?: unknown) =>
+      context.request(method, url, { key: business.key, ...(body === undefined ? {} : { body }) });
+    const lines = [{ description: 'Gutters', quantity: 1, unit_amount: 50000 }];
+    const client = (await api('POST', '/v1/clients', { name: 'Leaving Client' })).body.data;
+    const property = (
+      await api('POST', '/v1/properties', { client_id: client.id, address: { line1: '1 Main Street', country: 'US' } })
+    ).body.data;
+    const other = (await api('POST', '/v1/clients', { name: 'Staying Client' })).body.data;
+    const job = (await api('POST', '/v1/jobs', { client_id: other.id, title: 'Roof' })).body.data;
+    const visit = (await api('POST', '/v1/visits', { job_id: job.id })).body.data;
+    const quote = (await api('POST', '/v1/quotes', { client_id: other.id, line_items: lines })).body.data;
+    const invoice = (await api('POST', '/v1/invoices', { client_id: other.id, line_items: lines })).body.data;
+    const file = async (parentType: string, parentId: string, text: string) => {
+      const response = await upload(
+        { parent_type: parentType, parent_id: parentId },
+        { filename: `${text}.txt`, contentType: 'text/plain', data: Buffer.from(text) },
+        business.key,
+      );
+      assert.equal(response.status, 201, response.text);
+      return response.body.data;
+    };
+    const made = {
+      client: await file('client', client.id, 'client file'),
+      property: await file('property', property.id, 'property file'),
+      job: await file('job', job.id, 'job file'),
+      visit: await file('visit', visit.id, 'visit file'),
+      quote: await file('quote', quote.id, 'quote file'),
+      invoice: await file('invoice', invoice.id, 'invoice file'),
+      // The same bytes on a parent that stays: their file stays too.
+      shared: await file('client', other.id, 'job file'),
+    };
+    const used = async () => (await api('GET', '/v1/account')).body.data.attachment_storage.used_bytes;
+    assert.equal(await used(), 72);
+
+    for (const [url, expected] of [
+      [`/v1/clients/${client.id}`, 200],
+      [`/v1/invoices/${invoice.id}`, 200],
+      [`/v1/quotes/${quote.id}`, 200],
+      [`/v1/jobs/${job.id}`, 200],
+    ] as const)
+      assert.equal((await api('DELETE', url)).status, expected, url);
+    for (const name of ['client', 'property', 'job', 'visit', 'quote', 'invoice'] as const)
+      assert.equal((await api('GET', `/v1/attachments/${made[name].id}`)).status, 404, name);
+    assert.equal((await api('GET', `/v1/attachments/${made.shared.id}`)).status, 200);
+    assert.equal(await used(), 8);
+    const events = (await api('GET', '/v1/events?type=attachment.deleted&limit=100')).body.data;
+    assert.deepEqual(
+      events.map((event: { data: { object: { id: string } } }) => event.data.object.id).sort(),
+      ['client', 'property', 'job', 'visit', 'quote', 'invoice'].map((name) => made[name as 'job'].id).sort(),
+    );
+
+    // The files: young ones wait (an upload of the same bytes may be in flight), then go; a named one stays.
+    const folder = path.join(context.directory, 'attachments', business.accountId);
+    const stored = () => fs.readdirSync(folder).sort();
+    assert.equal(stored().length, 6);
+    const store = new LocalStore(path.join(context.directory, 'attachments'));
+    await sweepOrphans(context.database.db, store, new Date());
+    assert.equal(stored().length, 6);
+    await sweepOrphans(context.database.db, store, new Date(Date.now() + 11 * 60 * 1000));
+    assert.deepEqual(stored(), [sha256(Buffer.from('job file'))]);
+    assert.deepEqual(
+      await context.database.db
+        .selectFrom('attachment_removals')
+        .selectAll()
+        .where('account_id', '=', business.accountId)
+        .execute(),
+      [],
+    );
+    // An upload deleted alone is queued the same way.
+    assert.equal((await api('DELETE', `/v1/attachments/${made.shared.id}`)).status, 200);
+    await sweepOrphans(context.database.db, store, new Date(Date.now() + 11 * 60 * 1000));
+    assert.deepEqual(stored(), []);
   });
 });

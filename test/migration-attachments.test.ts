@@ -34,3 +34,55 @@ test('an existing account: no bytes used, the default quota; down and up again',
     await database.close();
   }
 });
+
+test('the queue of files to remove, on a database that holds an attachment: empty, then takes a delete’s file; down and up again', async () => {
+  const database = await migratableDatabase();
+  const REMOVALS = '20261130040000_attachment_removals';
+  try {
+    await database.migrateToLatest();
+    const account = await createAccount(database.db, systemClock, { name: 'Before the queue' });
+    await database.migrateTo(database.before(REMOVALS));
+    // biome-ignore lint/suspicious/noExplicitAny: the tables as they were before this migration
+    const db = database.db as any;
+    const now = '2026-11-29T10:00:00.000Z';
+    await db
+      .insertInto('attachments')
+      .values({
+        id: '0195d1f0-0000-7000-8000-00000000a001',
+        account_id: account.id,
+        parent_type: 'client',
+        parent_id: '0195d1f0-0000-7000-8000-00000000c001',
+        kind: 'upload',
+        filename: 'notes.txt',
+        content_type: 'text/plain',
+        size_bytes: 5,
+        sha256: 'a'.repeat(64),
+        visible_on_hub: 0,
+        caption: null,
+        location_removed: 0,
+        created_by: '{"type":"api_key","id":null}',
+        metadata: '{}',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    assert.deepEqual(await database.migrateToLatest(), [REMOVALS]);
+    assert.deepEqual(await db.selectFrom('attachment_removals').selectAll().execute(), []);
+    const queued = { account_id: account.id, sha256: 'a'.repeat(64), queued_at: now };
+    await db.insertInto('attachment_removals').values(queued).execute();
+    // Queued twice, kept once (the key is the account and the bytes).
+    await db
+      .insertInto('attachment_removals')
+      .values(queued)
+      .onConflict((conflict: { columns(names: string[]): { doNothing(): unknown } }) =>
+        conflict.columns(['account_id', 'sha256']).doNothing(),
+      )
+      .execute();
+    assert.equal((await db.selectFrom('attachment_removals').selectAll().execute()).length, 1);
+    await database.migrateTo(database.before(REMOVALS));
+    assert.equal((await db.selectFrom('attachments').select('id').execute()).length, 1);
+    await database.migrateToLatest();
+  } finally {
+    await database.close();
+  }
+});

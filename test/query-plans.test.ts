@@ -61,6 +61,7 @@ import type { ClientRow } from '../src/db/types.js';
 import { customFieldConditions } from '../src/modules/custom-fields/index.js';
 import { tagConditions } from '../src/modules/tags/index.js';
 import { listTagsPlan, TAG_SORTS } from '../src/modules/tags/tags.repository.js';
+import { ATTACHMENT_SORTS, listAttachmentsPlan } from '../src/modules/attachments/attachments.repository.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 import { onPostgres } from './helpers/database.js';
 
@@ -104,6 +105,13 @@ before(async () => {
       body: { client_id: clientId, title: 'Leak' },
     });
     await context.request('POST', '/v1/quotes', { key: own.key, body: { client_id: clientId, line_items: lines } });
+    // Two files on each client (the attachment list is always of one kind of parent, often of one parent).
+    for (const name of ['a.txt', 'b.txt'])
+      await context.request('POST', `/v1/attachments?parent_type=client&parent_id=${clientId}&filename=${name}`, {
+        key: own.key,
+        rawBody: Buffer.from(`${name} of ${clientId}`),
+        headers: { 'content-type': 'text/plain' },
+      });
     await context.request('POST', '/v1/jobs', {
       key: own.key,
       body: { client_id: clientId, title: 'Fix', scheduled_start: '2026-12-01T09:00:00Z' },
@@ -296,6 +304,64 @@ const db = () => context.database.db;
  * here), whether rows may then be sorted (a fence or a merge of a few rows; else the index gives the order)].
  */
 const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
+  [
+    'attachments of one parent, default sort',
+    () =>
+      listAttachmentsPlan(
+        db(),
+        documentAccountId,
+        { parent_type: 'client', parent_id: ID },
+        pageRequest({}, ATTACHMENT_SORTS),
+      ).query,
+    // One parent's rows (at most 200) by either index that leads with the parent, then sorted.
+    'attachments_parent_(?:created|updated)_at_idx',
+    true,
+  ],
+  [
+    'attachments of one parent, sort=-updated_at',
+    () =>
+      listAttachmentsPlan(
+        db(),
+        documentAccountId,
+        { parent_type: 'client', parent_id: ID },
+        pageRequest({ sort: '-updated_at' }, ATTACHMENT_SORTS),
+      ).query,
+    // One parent's rows (at most 200) by either index that leads with the parent, then sorted.
+    'attachments_parent_(?:created|updated)_at_idx',
+    true,
+  ],
+  [
+    'attachments of one parent, created_after',
+    () =>
+      listAttachmentsPlan(
+        db(),
+        documentAccountId,
+        { parent_type: 'client', parent_id: ID, created_after: '2026-01-01T00:00:00Z' },
+        pageRequest({}, ATTACHMENT_SORTS),
+      ).query,
+    // One parent's rows (at most 200) by either index that leads with the parent, then sorted.
+    'attachments_parent_(?:created|updated)_at_idx',
+    true,
+  ],
+  [
+    'attachments of a kind of parent, default sort',
+    () =>
+      listAttachmentsPlan(db(), documentAccountId, { parent_type: 'client' }, pageRequest({}, ATTACHMENT_SORTS)).query,
+    'attachments_kind_created_at_idx',
+    false,
+  ],
+  [
+    'attachments of a kind of parent, sort=updated_at',
+    () =>
+      listAttachmentsPlan(
+        db(),
+        documentAccountId,
+        { parent_type: 'client' },
+        pageRequest({ sort: 'updated_at' }, ATTACHMENT_SORTS),
+      ).query,
+    'attachments_kind_updated_at_idx',
+    false,
+  ],
   [
     'tags, default sort',
     () => listTagsPlan(db(), documentAccountId, {}, pageRequest({}, TAG_SORTS)).query,
@@ -882,6 +948,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'tag_links',
     'tags',
     'oauth_tokens',
+    'attachments',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text

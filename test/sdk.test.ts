@@ -2,7 +2,9 @@
 // unittest suite as a child process, both READMEs' examples, and the generated files checked against the
 // running server's /v1/openapi.json so the SDKs cannot drift from the API.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -240,6 +242,88 @@ describe('JavaScript SDK', () => {
     assert.deepEqual(ended.counts, { created: 1, updated: 0, unchanged: 0, skipped: 0, failed: 1 });
     const clients = await bms.clients.list({ external_id: 'SDK-1' });
     assert.equal(clients.data[0]?.name, 'SDK Client');
+  });
+
+  test('attachments: a file uploaded from a path, a Node stream, a web stream and bytes, each downloaded to a file with its sha256', async () => {
+    const { key } = await context.account('Files');
+    const bms = new BmsClient({ apiKey: key, baseUrl });
+    const client = await bms.clients.create({ name: 'Files Client' });
+    const directory = temporaryDirectory('bms-sdk-files-');
+    const source = path.join(directory, 'notes.txt');
+    // About 2.8 MB of text: many chunks of every stream.
+    const text = Array.from({ length: 60_000 }, (_, n) => `line ${n}: gutters cleared, downpipes checked\n`).join('');
+    fs.writeFileSync(source, text);
+    const expected = createHash('sha256').update(text).digest('hex');
+    const parent = { parent_type: 'client', parent_id: client.id } as const;
+    const made = [
+      await bms.attachments.create(source, { ...parent, caption: 'From a path', metadata: '{"source":"path"}' }),
+      await bms.attachments.create(fs.createReadStream(source), { ...parent, filename: 'node-stream.txt' }),
+      await bms.attachments.create(Readable.toWeb(fs.createReadStream(source)) as sdk.ReadableStreamLike, {
+        ...parent,
+        filename: 'web-stream.txt',
+      }),
+      await bms.attachments.create(new Uint8Array(fs.readFileSync(source)), { ...parent, filename: 'bytes.txt' }),
+    ];
+    assert.deepEqual(
+      made.map((attachment) => [
+        attachment.filename,
+        attachment.content_type,
+        attachment.size_bytes,
+        attachment.sha256,
+      ]),
+      [
+        ['notes.txt', 'text/plain', text.length, expected],
+        ['node-stream.txt', 'text/plain', text.length, expected],
+        ['web-stream.txt', 'text/plain', text.length, expected],
+        ['bytes.txt', 'text/plain', text.length, expected],
+      ],
+    );
+    assert.equal(made[0]!.lastResponse.status, 201);
+    assert.equal(made[0]!.caption, 'From a path');
+    assert.deepEqual(made[0]!.metadata, { source: 'path' });
+    for (const attachment of made) {
+      const destination = path.join(directory, `${attachment.id}.txt`);
+      const answered = await bms.attachments.downloadToFile(attachment.id, destination);
+      assert.equal(answered.status, 200);
+      assert.equal(createHash('sha256').update(fs.readFileSync(destination)).digest('hex'), expected);
+    }
+    // A failed download leaves the destination as it was, and no temporary file.
+    const kept = path.join(directory, 'kept.txt');
+    fs.writeFileSync(kept, 'the earlier copy');
+    const missing = '00000000-0000-4000-8000-000000000000';
+    assert.equal((await rejection(bms.attachments.downloadToFile(missing, kept))).status, 404);
+    assert.equal(fs.readFileSync(kept, 'utf8'), 'the earlier copy');
+    // A body cut off after its first chunk: no partial file either.
+    const cutting = new BmsClient({
+      apiKey: key,
+      baseUrl,
+      maxRetries: 0,
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        const reader = response.body!.getReader();
+        const body = new ReadableStream({
+          async pull(controller) {
+            const { value } = await reader.read();
+            controller.enqueue(value);
+            controller.error(new Error('connection reset'));
+          },
+        });
+        return {
+          status: response.status,
+          headers: response.headers,
+          text: () => response.text(),
+          arrayBuffer: () => response.arrayBuffer(),
+          body,
+        };
+      },
+    });
+    const cut = path.join(directory, 'cut.txt');
+    await assert.rejects(cutting.attachments.downloadToFile(made[0]!.id, cut), /connection reset/);
+    assert.equal(fs.existsSync(cut), false);
+    assert.deepEqual(
+      fs.readdirSync(directory).filter((name) => name.endsWith('.part')),
+      [],
+    );
   });
 
   test('errors: a class per kind, with status, code, message, details and request id', async () => {

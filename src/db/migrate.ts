@@ -54,6 +54,7 @@ import * as quoteSignatures from './migrations/20261129230100_quote_signatures.j
 import * as einvoices from './migrations/20261130010000_einvoices.js';
 import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
 import * as lateFeeInvoices from './migrations/20261130020000_late_fee_invoices.js';
+import * as attachmentRemovals from './migrations/20261130040000_attachment_removals.js';
 import * as appInstallEndpoints from './migrations/20261130050000_app_install_endpoints.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
@@ -132,6 +133,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261130010000_einvoices': einvoices,
   '20261130010100_einvoice_files': einvoiceFiles,
   '20261130020000_late_fee_invoices': lateFeeInvoices,
+  '20261130040000_attachment_removals': attachmentRemovals,
   '20261130050000_app_install_endpoints': appInstallEndpoints,
 };
 

@@ -82,6 +82,13 @@ export interface AttachmentsTable {
   updated_at: Timestamp;
 }
 
+/** Files queued for removal by an attachment's delete, removed by the sweeper once no row names them. */
+export interface AttachmentRemovalsTable {
+  account_id: string;
+  sha256: string;
+  queued_at: Timestamp;
+}
+
 export interface ApiKeysTable {
   id: string;
   account_id: string;
@@ -1088,6 +1095,7 @@ export interface Tables {
   account_logos: AccountLogosTable;
   einvoice_files: EinvoiceFilesTable;
   attachments: AttachmentsTable;
+  attachment_removals: AttachmentRemovalsTable;
   quote_signatures: QuoteSignaturesTable;
   api_keys: ApiKeysTable;
   mcp_calls: McpCallsTable;

@@ -1,6 +1,7 @@
 export { BmsClient } from './client.js';
 export { type CustomFieldValue, customFields, type HasCustomFields, type WithCustomFields } from './custom-fields.js';
 export * from './errors.js';
+export type { BlobLike, ReadableStreamLike, UploadFile } from './files.js';
 export * from './error-codes.js';
 export * from './generated.js';
 export type { OAuthOptions, OAuthTokens } from './oauth.js';

@@ -14,11 +14,18 @@ export interface AbortSignalLike {
 export interface FetchInit {
   method?: string;
   headers?: Record<string, string>;
-  body?: string;
+  /**
+   * JSON or text as a string; an upload's multipart body is a Blob or a ReadableStream (with `duplex: 'half'`).
+   * Typed loosely, as `signal` is, so that the standard `fetch` is accepted as it is.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: a string, a Blob or a ReadableStream, whichever fetch takes
+  body?: any;
+  duplex?: 'half';
   /** An AbortSignal (typed loosely so that the standard `fetch` is accepted as it is). */
   // biome-ignore lint/suspicious/noExplicitAny: any AbortSignal-like object, so that the standard fetch's is accepted as it is
   signal?: any;
-  redirect?: 'manual';
+  /** `manual` (a redirect is answered as it is, never followed); `error` for a streamed upload (see transport). */
+  redirect?: 'manual' | 'error';
 }
 
 /** What the SDK reads of a `fetch` response. */
@@ -27,6 +34,8 @@ export interface FetchResponse {
   headers: { forEach(callback: (value: string, name: string) => void): void };
   text(): Promise<string>;
   arrayBuffer(): Promise<ArrayBuffer>;
+  /** The body as a ReadableStream, for a download streamed to a file. */
+  body?: unknown;
 }
 
 /** The subset of `fetch` the SDK uses; pass your own (a proxy, a test double) as `fetch`. */
@@ -51,6 +60,11 @@ interface Runtime {
     };
   };
   TextEncoder: new () => { encode(text: string): Uint8Array };
+  Blob?: new (parts: unknown[]) => { readonly size: number };
+  ReadableStream?: new (source: {
+    pull(controller: { enqueue(chunk: Uint8Array): void; close(): void }): Promise<void>;
+    cancel(): Promise<void>;
+  }) => unknown;
   TextDecoder: new () => { decode(bytes: Uint8Array): string };
   atob(text: string): string;
   btoa(text: string): string;

@@ -15,6 +15,7 @@ import {
   type ErrorDetail,
 } from './errors.js';
 import type { ErrorCode } from './error-codes.js';
+import { formBody, type UploadFile, writeToFile } from './files.js';
 import { Page, PagePromise } from './pagination.js';
 import type { ResponseInfo, WithResponse } from './response.js';
 import { type OAuthOptions, TokenRefresher } from './oauth.js';
@@ -77,7 +78,7 @@ export interface RequestOptions {
   ifNoneMatch?: string;
 }
 
-export type { ResponseInfo, WithResponse };
+export type { ResponseInfo, UploadFile, WithResponse };
 
 type QueryValue = string | number | boolean | null | undefined | readonly string[];
 /** Query parameters: an array is sent comma-separated, null and undefined are left out. */
@@ -87,6 +88,8 @@ export interface Parts {
   body?: unknown;
   /** A body that is not JSON (an import's CSV file): sent as it is, with its content type. */
   text?: { body: string; contentType: string };
+  /** An upload: the form's text fields, then the file as the part `file`, sent as multipart/form-data. */
+  form?: { fields: object; file: UploadFile };
   query?: Query;
   /**
    * A POST that takes no Idempotency-Key (creating or rolling an API key: the server keeps no secret to
@@ -237,6 +240,24 @@ export class Transport {
     return bytes as WithResponse<Uint8Array>;
   }
 
+  /**
+   * A binary answer streamed to the file `destination` (temporary name, flushed, renamed; nothing left behind on
+   * failure): what the server answered, with the bytes on disk.
+   */
+  async requestToFile(
+    method: string,
+    path: string,
+    destination: string,
+    parts: Parts,
+    options: RequestOptions = {},
+    accept = 'application/pdf',
+  ): Promise<ResponseInfo> {
+    const { info } = await this.send(method, path, parts, options, accept, (response) =>
+      writeToFile(destination, response.body),
+    );
+    return info;
+  }
+
   list<T>(path: string, query: Query, options: RequestOptions = {}): PagePromise<T> {
     const load = async (cursor?: string): Promise<Page<T>> => {
       const { json, info } = await this.json(
@@ -302,6 +323,8 @@ export class Transport {
     parts: Parts,
     options: RequestOptions,
     accept: string,
+    /** Takes a success's body instead of reading it into memory (a download to a file); called per attempt. */
+    sink?: (response: FetchResponse) => Promise<void>,
   ): Promise<{ text: string; bytes: Uint8Array; info: ResponseInfo }> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#tokens ? await this.#tokens.accessToken() : this.#apiKey}`,
@@ -310,6 +333,10 @@ export class Transport {
     };
     if (parts.body !== undefined) headers['content-type'] = 'application/json';
     if (parts.text !== undefined) headers['content-type'] = parts.text.contentType;
+    const form = parts.form && (await formBody('file', parts.form.fields, parts.form.file));
+    if (form) headers['content-type'] = form.contentType;
+    // A stream with a known length (a file) is sent with it rather than chunked.
+    if (form?.streamed && form.length !== undefined) headers['content-length'] = String(form.length);
     if (method === 'POST' && (options.idempotencyKey !== undefined || !parts.unkeyed))
       headers['idempotency-key'] = options.idempotencyKey ?? runtime.crypto.randomUUID();
     if (options.ifMatch != null) headers['if-match'] = options.ifMatch;
@@ -319,9 +346,15 @@ export class Transport {
     const url = this.url(path, { ...parts.query, ...options.query });
     // What the log hook sees: the path without its query, whose filters may be personal data (email=).
     const logged = url.split('?')[0]!;
-    const body =
-      parts.text !== undefined ? parts.text.body : parts.body === undefined ? undefined : JSON.stringify(parts.body);
-    const maxRetries = options.maxRetries ?? this.#maxRetries;
+    const body = form
+      ? undefined
+      : parts.text !== undefined
+        ? parts.text.body
+        : parts.body === undefined
+          ? undefined
+          : JSON.stringify(parts.body);
+    // A stream is read once: its upload is not retried.
+    const maxRetries = form && !form.replayable ? 0 : (options.maxRetries ?? this.#maxRetries);
     const timeout = options.timeout ?? this.#timeout;
     const signal = options.signal;
     let renewed = false;
@@ -346,11 +379,17 @@ export class Transport {
         response = await this.#fetch(url, {
           method,
           headers,
-          ...(body === undefined ? {} : { body }),
+          ...(form ? { body: form.body() } : body === undefined ? {} : { body }),
+          ...(form?.streamed ? { duplex: 'half' as const } : {}),
           signal: controller.signal,
-          redirect: 'manual',
+          // Node's fetch keeps a streamed body whole in memory while a redirect could still replay it; with
+          // `error` it keeps nothing (a redirect then fails the upload, as a connection error).
+          redirect: form?.streamed ? 'error' : 'manual',
         });
-        bytes = new Uint8Array(await response.arrayBuffer());
+        if (sink && response.status >= 200 && response.status < 300) {
+          await sink(response);
+          bytes = new Uint8Array(0);
+        } else bytes = new Uint8Array(await response.arrayBuffer());
       } catch (error) {
         if (signal?.aborted) throw aborted(signal);
         const reason = timedOut

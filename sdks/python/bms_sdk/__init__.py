@@ -24,6 +24,7 @@ from ._errors import (
 )
 from ._error_codes import *  # noqa: F401,F403  (ERROR_CODES and ErrorCode)
 from ._generated import *  # noqa: F401,F403  (the object and parameter types)
+from ._files import Destination, UploadFile
 from ._pagination import AsyncPage, AsyncPagePromise, Page
 from ._transport import NOT_GIVEN, VERSION, APIResponse, NotGiven, async_raw_response, raw_response
 from . import custom_fields, webhooks
@@ -46,6 +47,7 @@ __all__ = [
     "BmsError",
     "BmsErrorCode",
     "ConflictError",
+    "Destination",
     "ErrorDetail",
     "HttpErrorCode",
     "IdempotencyKeyReusedError",
@@ -62,6 +64,7 @@ __all__ = [
     "RedirectError",
     "SdkErrorCode",
     "ServerError",
+    "UploadFile",
     "ValidationError",
     "WebhookVerificationError",
     "async_raw_response",

@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, TypedD
 from urllib.parse import quote
 
 from ._pagination import AsyncPagePromise, Page
-from ._transport import NOT_GIVEN, AsyncTransport, NotGiven, Transport, given as _given
+from ._transport import NOT_GIVEN, AsyncTransport, Destination, NotGiven, Transport, UploadFile, given as _given
 
 __all__ = [
     "EventPattern",
@@ -4601,7 +4601,7 @@ Requires the scope `requests:read`."""
 
 
 class QuotesResource:
-    """quotes: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, preview, list_signatures, get_signature_document, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, preview, list_signatures, get_signature_document, get_signature_document_to_file, get_pdf, list_deliveries."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -4835,6 +4835,20 @@ Requires the scope `quotes:read`."""
 
 Requires the scope `quotes:read`."""
         return cast(bytes, self._transport.request("GET", f"/v1/quotes/{_quote(id)}/signatures/{_quote(signature_id)}/document", accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def get_signature_document_to_file(
+        self,
+        id: str,
+        signature_id: str,
+        destination: Destination,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> str:
+        """Get the signed content of a signature, to a file. The same bytes streamed to the file at `destination`: written under a temporary name beside it, flushed to disk, then renamed over it, so a failed download leaves no partial file. Answers what the server answered (status, headers, ETag)."""
+        return cast(str, self._transport.request_to_file(destination, "GET", f"/v1/quotes/{_quote(id)}/signatures/{_quote(signature_id)}/document", accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get_pdf(
         self,
@@ -8477,7 +8491,7 @@ Requires the scope `tags:write`."""
 
 
 class AttachmentsResource:
-    """attachments: list, create, get, update, delete, download."""
+    """attachments: list, create, get, update, delete, download, download_to_file."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
@@ -8503,10 +8517,13 @@ class AttachmentsResource:
 
     def create(
         self,
-        text: str,
+        file: UploadFile,
         *,
-        parent_type: Union[Literal["client", "property", "service_request", "quote", "job", "visit", "invoice"], NotGiven] = NOT_GIVEN,
-        parent_id: Union[str, NotGiven] = NOT_GIVEN,
+        parent_type: Literal["client", "property", "service_request", "quote", "job", "visit", "invoice"],
+        parent_id: str,
+        visible_on_hub: Union[bool, NotGiven] = NOT_GIVEN,
+        caption: Union[str, NotGiven] = NOT_GIVEN,
+        metadata: Union[str, NotGiven] = NOT_GIVEN,
         filename: Union[str, NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -8521,7 +8538,7 @@ Send `multipart/form-data` with the fields `parent_type`, `parent_id` and option
 The type is detected from the bytes: JPEG, PNG, GIF, WebP, HEIC/HEIF, PDF, MP4/QuickTime, and text declared as text/plain or text/csv. Anything else (HTML, SVG, XML, scripts, archives, executables) is 422 on `file`. Location (Exif GPS, XMP exif:GPS*) is overwritten in place before storage. At most ATTACHMENT_MAX_BYTES (25 MiB): 413, also mid-stream. Needs the parent's read scope too.
 
 Requires the scope `attachments:write`."""
-        return cast(Attachment, self._transport.request("POST", "/v1/attachments", text=(text, "multipart/form-data"), query=_given(parent_type=parent_type, parent_id=parent_id, filename=filename), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Attachment, self._transport.request("POST", "/v1/attachments", form=(file, _given(parent_type=parent_type, parent_id=parent_id, visible_on_hub=visible_on_hub, caption=caption, metadata=metadata, filename=filename)), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def get(
         self,
@@ -8579,6 +8596,20 @@ Requires the scope `attachments:write`."""
 
 Requires the scope `attachments:read`."""
         return cast(bytes, self._transport.request("GET", f"/v1/attachments/{_quote(id)}/content", query=_given(disposition=disposition), accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    def download_to_file(
+        self,
+        id: str,
+        destination: Destination,
+        *,
+        disposition: Union[Literal["attachment", "inline"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> str:
+        """Download an attachment’s bytes, to a file. The same bytes streamed to the file at `destination`: written under a temporary name beside it, flushed to disk, then renamed over it, so a failed download leaves no partial file. Answers what the server answered (status, headers, ETag)."""
+        return cast(str, self._transport.request_to_file(destination, "GET", f"/v1/attachments/{_quote(id)}/content", query=_given(disposition=disposition), accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AvailabilityExceptionsResource:
@@ -9206,7 +9237,7 @@ Requires the scope `requests:read`."""
 
 
 class AsyncQuotesResource:
-    """quotes: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, preview, list_signatures, get_signature_document, get_pdf, list_deliveries."""
+    """quotes: list, create, get, update, delete, add_tags, remove_tag, send, rotate_hosted_link, preview, list_signatures, get_signature_document, get_signature_document_to_file, get_pdf, list_deliveries."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -9440,6 +9471,20 @@ Requires the scope `quotes:read`."""
 
 Requires the scope `quotes:read`."""
         return cast(bytes, await self._transport.request("GET", f"/v1/quotes/{_quote(id)}/signatures/{_quote(signature_id)}/document", accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def get_signature_document_to_file(
+        self,
+        id: str,
+        signature_id: str,
+        destination: Destination,
+        *,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> str:
+        """Get the signed content of a signature, to a file. The same bytes streamed to the file at `destination`: written under a temporary name beside it, flushed to disk, then renamed over it, so a failed download leaves no partial file. Answers what the server answered (status, headers, ETag)."""
+        return cast(str, await self._transport.request_to_file(destination, "GET", f"/v1/quotes/{_quote(id)}/signatures/{_quote(signature_id)}/document", accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get_pdf(
         self,
@@ -13082,7 +13127,7 @@ Requires the scope `tags:write`."""
 
 
 class AsyncAttachmentsResource:
-    """attachments: list, create, get, update, delete, download."""
+    """attachments: list, create, get, update, delete, download, download_to_file."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -13108,10 +13153,13 @@ class AsyncAttachmentsResource:
 
     async def create(
         self,
-        text: str,
+        file: UploadFile,
         *,
-        parent_type: Union[Literal["client", "property", "service_request", "quote", "job", "visit", "invoice"], NotGiven] = NOT_GIVEN,
-        parent_id: Union[str, NotGiven] = NOT_GIVEN,
+        parent_type: Literal["client", "property", "service_request", "quote", "job", "visit", "invoice"],
+        parent_id: str,
+        visible_on_hub: Union[bool, NotGiven] = NOT_GIVEN,
+        caption: Union[str, NotGiven] = NOT_GIVEN,
+        metadata: Union[str, NotGiven] = NOT_GIVEN,
         filename: Union[str, NotGiven] = NOT_GIVEN,
         idempotency_key: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -13126,7 +13174,7 @@ Send `multipart/form-data` with the fields `parent_type`, `parent_id` and option
 The type is detected from the bytes: JPEG, PNG, GIF, WebP, HEIC/HEIF, PDF, MP4/QuickTime, and text declared as text/plain or text/csv. Anything else (HTML, SVG, XML, scripts, archives, executables) is 422 on `file`. Location (Exif GPS, XMP exif:GPS*) is overwritten in place before storage. At most ATTACHMENT_MAX_BYTES (25 MiB): 413, also mid-stream. Needs the parent's read scope too.
 
 Requires the scope `attachments:write`."""
-        return cast(Attachment, await self._transport.request("POST", "/v1/attachments", text=(text, "multipart/form-data"), query=_given(parent_type=parent_type, parent_id=parent_id, filename=filename), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Attachment, await self._transport.request("POST", "/v1/attachments", form=(file, _given(parent_type=parent_type, parent_id=parent_id, visible_on_hub=visible_on_hub, caption=caption, metadata=metadata, filename=filename)), idempotency_key=idempotency_key, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def get(
         self,
@@ -13184,6 +13232,20 @@ Requires the scope `attachments:write`."""
 
 Requires the scope `attachments:read`."""
         return cast(bytes, await self._transport.request("GET", f"/v1/attachments/{_quote(id)}/content", query=_given(disposition=disposition), accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+
+    async def download_to_file(
+        self,
+        id: str,
+        destination: Destination,
+        *,
+        disposition: Union[Literal["attachment", "inline"], NotGiven] = NOT_GIVEN,
+        extra_headers: Optional[Mapping[str, str]] = None,
+        extra_query: Optional[Mapping[str, Any]] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> str:
+        """Download an attachment’s bytes, to a file. The same bytes streamed to the file at `destination`: written under a temporary name beside it, flushed to disk, then renamed over it, so a failed download leaves no partial file. Answers what the server answered (status, headers, ETag)."""
+        return cast(str, await self._transport.request_to_file(destination, "GET", f"/v1/attachments/{_quote(id)}/content", query=_given(disposition=disposition), accept="*/*", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
 
 class AsyncAvailabilityExceptionsResource:

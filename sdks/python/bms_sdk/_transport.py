@@ -28,14 +28,15 @@ import uuid
 import weakref
 from dataclasses import dataclass, field
 from .oauth import AsyncTokenRefresher, OAuth, TokenRefresher
-from typing import Any, AsyncGenerator, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, Tuple, TypeVar, Union
+from typing import IO, Any, AsyncGenerator, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from typing import ParamSpec
 
+from ._files import CHUNK, Destination, Form, TemporaryFile, UploadFile
 from ._errors import APIConnectionError, APITimeoutError, ErrorDetail, InvalidResponseError, error_for, retry_after_delay
 from ._pagination import AsyncPage, Page
 
-__all__ = ["retry_after_delay"]
+__all__ = ["Destination", "UploadFile", "retry_after_delay"]
 
 VERSION = "0.3.0"
 
@@ -151,7 +152,8 @@ class _Prepared:
     method: str
     target: str
     headers: Dict[str, str]
-    data: Optional[bytes]
+    #: JSON or text; an upload's multipart form, read from its start on each attempt.
+    data: Union[bytes, Form, None]
     timeout: float
     max_retries: int
     accept: str
@@ -234,6 +236,7 @@ class _Base:
         accept: str = "application/json",
         unkeyed: bool = False,
         text: Optional[Tuple[str, str]] = None,
+        form: Optional[Tuple[UploadFile, Mapping[str, Any]]] = None,
     ) -> _Prepared:
         headers = {
             "Host": self._host if self._port in (80, 443) else f"{self._host}:{self._port}",
@@ -241,7 +244,7 @@ class _Base:
             "Accept": accept,
             "User-Agent": f"bms-sdk-python/{VERSION}",
         }
-        data = None
+        data: Union[bytes, Form, None] = None
         if body is not None:
             headers["Content-Type"] = "application/json"
             data = json.dumps(body).encode("utf-8")
@@ -249,7 +252,16 @@ class _Base:
             # A body that is not JSON (an import's CSV file): its text and content type, sent as they are.
             headers["Content-Type"] = text[1]
             data = text[0].encode("utf-8")
-        headers["Content-Length"] = str(len(data or b""))
+        if form is not None:
+            # An upload: the fields, then the file, streamed as the request is sent.
+            data = Form("file", form[1], form[0])
+            headers["Content-Type"] = data.content_type
+        if isinstance(data, Form) and data.length is None:
+            headers["Transfer-Encoding"] = "chunked"
+        else:
+            headers["Content-Length"] = str(data.length if isinstance(data, Form) else len(data or b""))
+        if isinstance(data, Form) and not data.replayable:
+            max_retries = 0
         # A POST that takes no Idempotency-Key (creating or rolling an API key: the server keeps no secret to
         # replay) sends none unless the caller names one.
         if method == "POST" and (idempotency_key is not None or not unkeyed):
@@ -343,7 +355,7 @@ class _Base:
 
 
 #: Headers that ``extra_headers`` cannot replace: the key, and the message's framing.
-_KEPT_HEADERS = frozenset(("authorization", "host", "content-length"))
+_KEPT_HEADERS = frozenset(("authorization", "host", "content-length", "transfer-encoding"))
 
 
 def _headers_of(pairs: List[Tuple[str, str]]) -> Dict[str, str]:
@@ -384,6 +396,13 @@ class Transport(_Base):
         answer = self._send(self._prepare(method, path, **options))
         return self._result(answer)
 
+    def request_to_file(self, destination: Destination, method: str, path: str, **options: Any) -> Any:
+        """A binary answer streamed to the file ``destination`` (a temporary name beside it, flushed, renamed;
+        nothing is left behind on failure): returns the destination's path."""
+        with TemporaryFile(destination) as file:
+            answer = self._send(self._prepare(method, path, **options), file.fresh)
+        return self._result(_Answer(answer.status, answer.headers, file.destination))
+
     def list(self, path: str, query: Mapping[str, Any], **options: Any) -> Any:
         raw = _RAW.get()
 
@@ -399,14 +418,14 @@ class Transport(_Base):
             _RAW.reset(token)
         return APIResponse(first.status, first.headers, first.request_id, None, first) if raw else first
 
-    def _send(self, prepared: _Prepared) -> _Answer:
+    def _send(self, prepared: _Prepared, sink: Optional[Callable[[], IO[bytes]]] = None) -> _Answer:
         attempt = 0
         renewed = False
         while True:
             started = time.monotonic()
             timed_out = threading.Event()
             try:
-                status, headers, body = self._exchange(prepared, timed_out)
+                status, headers, body = self._exchange(prepared, timed_out, sink)
             except (OSError, http.client.HTTPException) as error:
                 time.sleep(self._failed(prepared, attempt, error, timed_out.is_set(), started))
                 attempt += 1
@@ -428,17 +447,26 @@ class Transport(_Base):
             return http.client.HTTPSConnection(self._host, self._port, timeout=timeout, context=ssl.create_default_context())
         return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
 
-    def _exchange(self, prepared: _Prepared, timed_out: threading.Event) -> Tuple[int, Dict[str, str], bytes]:
+    def _exchange(self, prepared: _Prepared, timed_out: threading.Event, sink: Optional[Callable[[], IO[bytes]]]) -> Tuple[int, Dict[str, str], bytes]:
+        # A stream read once goes on a new connection: a kept one the server had closed would need it twice.
+        once = isinstance(prepared.data, Form) and not prepared.data.replayable
         with self._lock:
-            connection = self._idle.pop() if self._idle else None
+            connection = self._idle.pop() if self._idle and not once else None
         if connection is not None:
             try:
-                return self._over(connection, prepared, timed_out, reused=True)
+                return self._over(connection, prepared, timed_out, sink, reused=True)
             except _StaleConnection:
                 pass
-        return self._over(self._connect(prepared.timeout), prepared, timed_out, reused=False)
+        return self._over(self._connect(prepared.timeout), prepared, timed_out, sink, reused=False)
 
-    def _over(self, connection: http.client.HTTPConnection, prepared: _Prepared, timed_out: threading.Event, reused: bool) -> Tuple[int, Dict[str, str], bytes]:
+    def _over(
+        self,
+        connection: http.client.HTTPConnection,
+        prepared: _Prepared,
+        timed_out: threading.Event,
+        sink: Optional[Callable[[], IO[bytes]]],
+        reused: bool,
+    ) -> Tuple[int, Dict[str, str], bytes]:
         def expire() -> None:
             timed_out.set()
             if connection.sock is not None:
@@ -453,10 +481,32 @@ class Transport(_Base):
         received = False
         try:
             connection.timeout = prepared.timeout
-            connection.request(prepared.method, prepared.target, body=prepared.data, headers=prepared.headers)
+            data = prepared.data
+            if isinstance(data, Form):
+                try:
+                    connection.request(prepared.method, prepared.target, body=data.chunks(), headers=prepared.headers, encode_chunked=data.length is None)
+                except OSError:
+                    # The server may answer before it has read the whole upload (a refusal: 413, 422) and close:
+                    # its answer, if it came, is read below rather than the broken pipe reported.
+                    pass
+            else:
+                connection.request(prepared.method, prepared.target, body=data, headers=prepared.headers)
             response = connection.getresponse()
             received = True
-            body = response.read()
+            if sink is not None and 200 <= response.status < 300:
+                # A download to a file: the body goes to disk as it arrives.
+                file = sink()
+                written = 0
+                while chunk := response.read(CHUNK):
+                    file.write(chunk)
+                    written += len(chunk)
+                # read(amount) ends quietly at a body cut short: the length says whether it was.
+                expected = response.getheader("content-length")
+                if expected is not None and written != int(expected):
+                    raise http.client.IncompleteRead(b"", int(expected) - written)
+                body = b""
+            else:
+                body = response.read()
         except (OSError, http.client.HTTPException) as error:
             connection.close()
             if timed_out.is_set():
@@ -511,6 +561,12 @@ class AsyncTransport(_Base):
         answer = await self._send(self._prepare(method, path, **options))
         return self._result(answer)
 
+    async def request_to_file(self, destination: Destination, method: str, path: str, **options: Any) -> Any:
+        """As :meth:`Transport.request_to_file` (the file is written from the event loop, a chunk at a time)."""
+        with TemporaryFile(destination) as file:
+            answer = await self._send(self._prepare(method, path, **options), file.fresh)
+        return self._result(_Answer(answer.status, answer.headers, file.destination))
+
     async def list(self, path: str, query: Mapping[str, Any], **options: Any) -> Any:
         raw = _RAW.get()
 
@@ -526,7 +582,7 @@ class AsyncTransport(_Base):
             _RAW.reset(token)
         return APIResponse(first.status, first.headers, first.request_id, None, first) if raw else first
 
-    async def _send(self, prepared: _Prepared) -> _Answer:
+    async def _send(self, prepared: _Prepared, sink: Optional[Callable[[], IO[bytes]]] = None) -> _Answer:
         attempt = 0
         renewed = False
         if self._async_tokens is not None:
@@ -534,7 +590,7 @@ class AsyncTransport(_Base):
         while True:
             started = time.monotonic()
             try:
-                status, headers, body = await asyncio.wait_for(self._exchange(prepared), prepared.timeout)
+                status, headers, body = await asyncio.wait_for(self._exchange(prepared, sink), prepared.timeout)
             except asyncio.TimeoutError as error:
                 await asyncio.sleep(self._failed(prepared, attempt, error, True, started))
                 attempt += 1
@@ -555,21 +611,39 @@ class AsyncTransport(_Base):
             await asyncio.sleep(outcome.delay)
             attempt += 1
 
-    async def _exchange(self, prepared: _Prepared) -> Tuple[int, Dict[str, str], bytes]:
+    async def _exchange(self, prepared: _Prepared, sink: Optional[Callable[[], IO[bytes]]]) -> Tuple[int, Dict[str, str], bytes]:
         idle = await self._connections.idle()
-        if idle:
+        # A stream read once goes on a new connection: a kept one the server had closed would need it twice.
+        if idle and not (isinstance(prepared.data, Form) and not prepared.data.replayable):
             reader, writer = idle.pop()
             try:
-                return await self._over(reader, writer, prepared, reused=True)
+                return await self._over(reader, writer, prepared, sink, reused=True)
             except _StaleConnection:
                 pass
         reader, writer = await asyncio.open_connection(self._host, self._port, ssl=ssl.create_default_context() if self._scheme == "https" else None)
-        return await self._over(reader, writer, prepared, reused=False)
+        return await self._over(reader, writer, prepared, sink, reused=False)
 
-    async def _over(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, prepared: _Prepared, reused: bool) -> Tuple[int, Dict[str, str], bytes]:
+    async def _over(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        prepared: _Prepared,
+        sink: Optional[Callable[[], IO[bytes]]],
+        reused: bool,
+    ) -> Tuple[int, Dict[str, str], bytes]:
         head = f"{prepared.method} {prepared.target} HTTP/1.1\r\n" + "".join(f"{name}: {value}\r\n" for name, value in prepared.headers.items()) + "\r\n"
+        data = prepared.data
         try:
-            writer.write(head.encode("latin-1") + (prepared.data or b""))
+            if isinstance(data, Form):
+                # An upload: written a chunk at a time, waiting for the socket between chunks.
+                writer.write(head.encode("latin-1"))
+                for chunk in data.chunks():
+                    writer.write(b"%X\r\n%s\r\n" % (len(chunk), chunk) if data.length is None else chunk)
+                    await writer.drain()
+                if data.length is None:
+                    writer.write(b"0\r\n\r\n")
+            else:
+                writer.write(head.encode("latin-1") + (data or b""))
             await writer.drain()
             lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
         except (OSError, asyncio.IncompleteReadError) as error:
@@ -583,7 +657,7 @@ class AsyncTransport(_Base):
         try:
             status = int(lines[0].split(" ", 2)[1])
             headers = _headers_of([(name, value.strip()) for name, _, value in (line.partition(":") for line in lines[1:] if line)])
-            body = await _read_body(reader, status, headers)
+            body = await _read_body(reader, status, headers, sink() if sink is not None and 200 <= status < 300 else None)
         except BaseException:
             writer.close()
             raise
@@ -658,21 +732,30 @@ def _drop(writer: asyncio.StreamWriter) -> None:
             socket_.close()
 
 
-async def _read_body(reader: asyncio.StreamReader, status: int, headers: Mapping[str, str]) -> bytes:
+async def _read_body(reader: asyncio.StreamReader, status: int, headers: Mapping[str, str], sink: Optional[IO[bytes]] = None) -> bytes:
+    """The body; with ``sink`` (a download to a file), written there a chunk at a time, and b"" answered."""
     if status in (204, 304) or 100 <= status < 200:
         return b""
+    chunks: List[bytes] = []
+    keep: Callable[[bytes], object] = chunks.append if sink is None else sink.write
     if "chunked" in headers.get("transfer-encoding", "").lower():
-        chunks: List[bytes] = []
         while True:
             size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
             if size == 0:
                 while (await reader.readuntil(b"\r\n")) != b"\r\n":
                     pass
                 return b"".join(chunks)
-            chunks.append((await reader.readexactly(size + 2))[:-2])
+            keep((await reader.readexactly(size + 2))[:-2])
     if "content-length" in headers:
-        return await reader.readexactly(int(headers["content-length"]))
-    return await reader.read()
+        left = int(headers["content-length"])
+        while left > 0:
+            chunk = await reader.readexactly(min(left, CHUNK))
+            keep(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    while chunk := await reader.read(CHUNK):
+        keep(chunk)
+    return b"".join(chunks)
 
 
 PageT = TypeVar("PageT", Page[Any], AsyncPage[Any])

@@ -101,6 +101,51 @@ export async function deleteAttachment(db: Executor, accountId: string, id: stri
   await db.deleteFrom('attachments').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
+/** Every attachment of a parent, whatever its kind (the parent is being deleted). */
+export function attachmentsOfParent(
+  db: Executor,
+  accountId: string,
+  type: ParentType,
+  id: string,
+): Promise<AttachmentRow[]> {
+  return db
+    .selectFrom('attachments')
+    .select(ATTACHMENT_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('parent_type', '=', type)
+    .where('parent_id', '=', id)
+    .execute();
+}
+
+/** Queues the files of deleted rows for the sweeper, in the delete's transaction (a file queued twice is once). */
+export async function queueRemovals(db: Executor, accountId: string, sha256s: string[], at: string): Promise<void> {
+  if (sha256s.length === 0) return;
+  await db
+    .insertInto('attachment_removals')
+    .values([...new Set(sha256s)].map((sha256) => ({ account_id: accountId, sha256, queued_at: at })))
+    .onConflict((conflict) => conflict.columns(['account_id', 'sha256']).doNothing())
+    .execute();
+}
+
+/** Up to `limit` queued removals, oldest first. */
+export function queuedRemovals(
+  db: Executor,
+  limit: number,
+): Promise<Array<{ account_id: string; sha256: string; queued_at: string }>> {
+  return db
+    .selectFrom('attachment_removals')
+    .select(['account_id', 'sha256', 'queued_at'])
+    .orderBy('queued_at')
+    .orderBy('account_id')
+    .orderBy('sha256')
+    .limit(limit)
+    .execute();
+}
+
+export async function dropRemoval(db: Executor, accountId: string, sha256: string): Promise<void> {
+  await db.deleteFrom('attachment_removals').where('account_id', '=', accountId).where('sha256', '=', sha256).execute();
+}
+
 /** How many files a parent has (at most 200 are allowed, so the count stops just past it). */
 export async function countOfParent(db: Executor, accountId: string, type: ParentType, id: string): Promise<number> {
   const rows = await db
@@ -181,16 +226,27 @@ export function listAttachments(
   filters: AttachmentFilters,
   page: PageRequest<AttachmentRow>,
 ): Promise<Listed<AttachmentRow>> {
-  return runList(
-    listPlan(
-      db,
-      { table: 'attachments', columns: ATTACHMENT_COLUMNS, scope: { account_id: accountId } },
-      {
-        keys: keysOf({ parent_type: filters.parent_type, parent_id: filters.parent_id }),
-        conditions: timeBoundConditions(filters),
-      },
-      page,
-    ),
+  return runList(listAttachmentsPlan(db, accountId, filters, page));
+}
+
+/** The list's queries, unexecuted: the query-plan test explains each one the list may run. */
+export function listAttachmentsPlan(
+  db: Executor,
+  accountId: string,
+  filters: AttachmentFilters,
+  page: PageRequest<AttachmentRow>,
+) {
+  // The kind of parent is the list's scope, as the account is (its sort indexes lead with both: it names many
+  // rows); one parent is a key (at most 200 rows, read by its index and sorted).
+  return listPlan(
+    db,
+    {
+      table: 'attachments',
+      columns: ATTACHMENT_COLUMNS,
+      scope: { account_id: accountId, parent_type: filters.parent_type },
+    },
+    { keys: keysOf({ parent_id: filters.parent_id }), conditions: timeBoundConditions(filters) },
+    page,
   );
 }
 

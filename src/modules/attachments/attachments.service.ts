@@ -2,7 +2,8 @@
 // in the store under `<account id>/<sha256>` (fsynced and renamed into place), and only then is its row written,
 // with the quota taken, the parent's count checked and `attachment.created` recorded, in one transaction: a
 // crash between the two leaves a file that no row names, which the sweeper removes after 24 hours, and never a
-// row without its file. Only uploads change or go alone; signatures and e-invoices stay with their parent.
+// row without its file. Only uploads change or go alone; signatures and e-invoices stay with their parent, and
+// go with it when it is deleted. A delete queues its files, which the sweeper removes once no row names them.
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { isUuid, newId } from '../../core/deps.js';
@@ -184,7 +185,38 @@ export async function updateAttachment(
   });
 }
 
-/** Deletes the row and gives its bytes back to the quota; the file goes with the sweeper once no row names it. */
+/**
+ * Deletes rows (with their events) and gives their bytes back to the quota, in the caller's transaction; their
+ * files are queued, so that the sweeper removes each once the delete has committed and no row names it.
+ */
+async function deleteRows(tx: Context, rows: AttachmentRow[]): Promise<void> {
+  for (const row of rows) {
+    await repository.deleteAttachment(tx.db, tx.accountId, row.id);
+    await recordEvent(tx, 'attachment.deleted', presentAttachment(row));
+  }
+  await repository.releaseQuota(
+    tx.db,
+    tx.accountId,
+    rows.reduce((sum, row) => sum + Number(row.size_bytes), 0),
+  );
+  await repository.queueRemovals(
+    tx.db,
+    tx.accountId,
+    rows.map((row) => row.sha256),
+    tx.clock.now().toISOString(),
+  );
+}
+
+/**
+ * A parent is being deleted (docs/api-contract.md §30: its attachments go with it, signatures and e-invoices
+ * too): in the parent's transaction, each with `attachment.deleted`.
+ */
+export async function deleteAttachmentsOf(tx: Context, type: ParentType, id: string): Promise<void> {
+  const rows = await repository.attachmentsOfParent(tx.db, tx.accountId, type, id);
+  if (rows.length > 0) await deleteRows(tx, rows);
+}
+
+/** Deletes an upload (a signature or an e-invoice never goes alone). */
 export async function deleteAttachment(
   ctx: Context,
   id: string,
@@ -194,9 +226,7 @@ export async function deleteAttachment(
     const row = await getRow(tx, id, true);
     precondition?.(presentAttachment(row));
     assertUpload(row, 'be deleted alone');
-    await repository.deleteAttachment(tx.db, tx.accountId, row.id);
-    await repository.releaseQuota(tx.db, tx.accountId, Number(row.size_bytes));
-    await recordEvent(tx, 'attachment.deleted', presentAttachment(row));
+    await deleteRows(tx, [row]);
     return { id: row.id, deleted: true as const };
   });
 }

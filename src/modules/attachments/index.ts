@@ -6,6 +6,7 @@ import { type AttachmentStore, LocalStore } from './store.js';
 export { AttachmentSchema } from './attachments.schemas.js';
 export {
   attachmentStorage,
+  deleteAttachmentsOf,
   hubFile,
   hubFiles,
   openContent,
@@ -14,7 +15,7 @@ export {
 } from './attachments.service.js';
 export { contentHeaders, parseRange } from './download.js';
 export type { Attachment } from './attachments.schemas.js';
-export { ORPHAN_AGE_MS, sweepOrphans } from './sweeper.js';
+export { ORPHAN_AGE_MS, removeQueued, sweepOrphans } from './sweeper.js';
 export { type AttachmentStore, LocalStore } from './store.js';
 export { S3Store } from './s3-store.js';
 

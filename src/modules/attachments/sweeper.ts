@@ -3,20 +3,45 @@
 // put before its row commits, so a young file without a row may be an upload in flight: it is left alone. An
 // upload that finds its bytes stored renews the file's age before its row commits, and puts it back from its
 // staged copy should the sweeper have taken it meanwhile (attachments.service.ts).
+// A delete (of an upload, or of a parent with its attachments) queues its files in its transaction; a pass removes
+// each once no row names it, as soon as no upload has renewed it for IN_FLIGHT_MS.
 import type { Executor } from '../../db/index.js';
-import { isNamed } from './attachments.repository.js';
+import { dropRemoval, isNamed, queuedRemovals } from './attachments.repository.js';
 import { type AttachmentStore, sweepStaging } from './store.js';
 
 export const ORPHAN_AGE_MS = 24 * 60 * 60 * 1000;
+/**
+ * An upload puts (or renews) its file before its row commits, in well under this: a queued file younger than it
+ * may belong to an upload in flight, and waits for a later pass.
+ */
+export const IN_FLIGHT_MS = 10 * 60 * 1000;
 
-/** One pass over the store: how many files it removed. */
+/** The files deletes queued, removed when no row names them: how many were removed. */
+export async function removeQueued(db: Executor, store: AttachmentStore, now: Date): Promise<number> {
+  let removed = 0;
+  for (const queued of await queuedRemovals(db, 1000)) {
+    if (!(await isNamed(db, queued.account_id, queued.sha256))) {
+      const key = `${queued.account_id}/${queued.sha256}`;
+      const file = await store.head(key);
+      if (file && now.getTime() - file.modifiedAt.getTime() < IN_FLIGHT_MS) continue;
+      if (file) {
+        await store.delete(key);
+        removed += 1;
+      }
+    }
+    await dropRemoval(db, queued.account_id, queued.sha256);
+  }
+  return removed;
+}
+
+/** One pass over the store (the queued files first): how many files it removed. */
 export async function sweepOrphans(
   db: Executor,
   store: AttachmentStore,
   now: Date,
   ageMs = ORPHAN_AGE_MS,
 ): Promise<number> {
-  let removed = await sweepStaging(store, now, ageMs);
+  let removed = (await removeQueued(db, store, now)) + (await sweepStaging(store, now, ageMs));
   let after: string | undefined;
   for (;;) {
     const files = await store.list('', after);

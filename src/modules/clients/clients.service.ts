@@ -15,6 +15,7 @@ import {
   writeCustomFields,
 } from '../custom-fields/index.js';
 import { deleteObjectTags, tagConditions, writeTags } from '../tags/index.js';
+import { deleteAttachmentsOf } from '../attachments/index.js';
 import {
   clientDefinitions,
   listClientRecords,
@@ -189,6 +190,7 @@ export async function deleteClient(
     await dependents.deleteWithClient(tx, row.id);
     await deleteCustomFieldValues(tx.db, tx.accountId, 'client', row.id);
     await deleteObjectTags(tx, 'client', row.id);
+    await deleteAttachmentsOf(tx, 'client', row.id);
     await repository.deleteClient(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'client.deleted', presentClient(row));
     return { id: row.id, deleted: true as const };

@@ -33,6 +33,7 @@ import {
   updatedCustomFields,
 } from '../custom-fields/index.js';
 import { deleteObjectTags, tagConditions, writeTags } from '../tags/index.js';
+import { deleteAttachmentsOf } from '../attachments/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { requireJobReference } from '../jobs/index.js';
@@ -375,6 +376,7 @@ export async function deleteInvoice(
     await releaseTime(tx, current.id, current, null);
     await deleteCustomFieldValues(tx.db, tx.accountId, 'invoice', current.id);
     await deleteObjectTags(tx, 'invoice', current.id);
+    await deleteAttachmentsOf(tx, 'invoice', current.id);
     await repository.deleteInvoice(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'invoice.deleted', invoice);
     return { id: current.id, deleted: true as const };

@@ -21,6 +21,7 @@ import {
   updatedCustomFields,
 } from '../custom-fields/index.js';
 import { deleteObjectTags, storedTags, tagConditions, writeTags } from '../tags/index.js';
+import { deleteAttachmentsOf } from '../attachments/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { guardExternalId, requireReference, requireRow } from '../shared/index.js';
@@ -287,6 +288,7 @@ export async function deleteJob(
     await deleteSchedulesOfJob(tx, current.id);
     await deleteCustomFieldValues(tx.db, tx.accountId, 'job', current.id);
     await deleteObjectTags(tx, 'job', current.id);
+    await deleteAttachmentsOf(tx, 'job', current.id);
     await repository.deleteJob(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'job.deleted', presentJob(current));
     return { id: current.id, deleted: true as const };

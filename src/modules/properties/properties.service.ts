@@ -20,6 +20,7 @@ import {
   updatedCustomFields,
 } from '../custom-fields/index.js';
 import { deleteObjectTags, storedTags, tagConditions, writeTags } from '../tags/index.js';
+import { deleteAttachmentsOf } from '../attachments/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { guardExternalId, presentAddress, requireReference, requireRow, type Address } from '../shared/index.js';
 import * as repository from './properties.repository.js';
@@ -200,6 +201,7 @@ export async function deleteProperty(
     }
     await deleteCustomFieldValues(tx.db, tx.accountId, 'property', row.id);
     await deleteObjectTags(tx, 'property', row.id);
+    await deleteAttachmentsOf(tx, 'property', row.id);
     await repository.deleteProperty(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'property.deleted', presentProperty(row));
     return { id: row.id, deleted: true as const };
@@ -233,6 +235,7 @@ export async function deletePropertiesOfClient(tx: Context, clientId: string): P
   for (const row of await repository.findPropertiesOfClient(tx.db, tx.accountId, clientId)) {
     await deleteCustomFieldValues(tx.db, tx.accountId, 'property', row.id);
     await deleteObjectTags(tx, 'property', row.id);
+    await deleteAttachmentsOf(tx, 'property', row.id);
     await repository.deleteProperty(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'property.deleted', presentProperty(row));
   }

@@ -37,6 +37,7 @@ import {
   updatedCustomFields,
 } from '../custom-fields/index.js';
 import { deleteObjectTags, storedTags, tagConditions, writeTags } from '../tags/index.js';
+import { deleteAttachmentsOf } from '../attachments/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
@@ -397,6 +398,7 @@ export async function deleteQuote(
       throw conflict(`The quote has ${deposits} deposit payment(s); a quote a payment names is never deleted.`);
     await deleteCustomFieldValues(tx.db, tx.accountId, 'quote', current.id);
     await deleteObjectTags(tx, 'quote', current.id);
+    await deleteAttachmentsOf(tx, 'quote', current.id);
     await deleteSignatures(tx.db, tx.accountId, current.id);
     await repository.deleteQuote(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'quote.deleted', presentQuote(current));

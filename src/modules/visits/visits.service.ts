@@ -26,6 +26,7 @@ import {
   updatedCustomFields,
 } from '../custom-fields/index.js';
 import { deleteObjectTags, storedTags, writeTags } from '../tags/index.js';
+import { deleteAttachmentsOf } from '../attachments/index.js';
 import { previousAttributes, recordEvent } from '../events/index.js';
 import { findExternalIdHolder, guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import { findPropertyTimezone } from '../properties/index.js';
@@ -535,6 +536,7 @@ export async function deleteVisit(
       );
     await deleteCustomFieldValues(tx.db, tx.accountId, 'visit', current.id);
     await deleteObjectTags(tx, 'visit', current.id);
+    await deleteAttachmentsOf(tx, 'visit', current.id);
     await repository.deleteVisit(tx.db, tx.accountId, current.id);
     // docs/api-contract.md §18: deleting a materialised visit adds its key to its schedule's exdates.
     if (current.schedule_id !== null && current.occurrence_key !== null)
@@ -601,6 +603,7 @@ export async function deleteVisitsOfJob(tx: Context, jobId: string): Promise<voi
     const visit = await loadVisit(tx, row);
     await deleteCustomFieldValues(tx.db, tx.accountId, 'visit', row.id);
     await deleteObjectTags(tx, 'visit', row.id);
+    await deleteAttachmentsOf(tx, 'visit', row.id);
     await repository.deleteVisit(tx.db, tx.accountId, row.id);
     await recordEvent(tx, 'visit.deleted', visit);
   }
