@@ -9,6 +9,7 @@ export {
   inReadSnapshot,
   keepsDerivedColumns,
   oneLargeWriteAtATime,
+  orderedJsonArray,
   readsCommittedVersions,
   survivingFailure,
   textSearch,

@@ -40,6 +40,8 @@ import * as appSuspension from './migrations/20261129210200_app_suspension.js';
 import * as liveRefreshTokens from './migrations/20261129210300_live_refresh_tokens.js';
 import * as einvoices from './migrations/20261130010000_einvoices.js';
 import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
+import * as tagsById from './migrations/20261130060000_tags_by_id.js';
+import * as customFieldStamps from './migrations/20261130060100_custom_field_stamps.js';
 import * as imports from './migrations/20261129190000_imports.js';
 import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as attachments from './migrations/20261129230000_attachments.js';
@@ -129,6 +131,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261129230100_quote_signatures': quoteSignatures,
   '20261130010000_einvoices': einvoices,
   '20261130010100_einvoice_files': einvoiceFiles,
+  '20261130060000_tags_by_id': tagsById,
+  '20261130060100_custom_field_stamps': customFieldStamps,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

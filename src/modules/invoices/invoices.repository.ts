@@ -18,6 +18,7 @@ import {
   timestampSorts,
 } from '../../db/index.js';
 import type { DateText, InvoicePatch, InvoiceRow, InvoicesTable } from '../../db/types.js';
+import { tagNamesColumn } from '../tags/index.js';
 import type { InvoiceStatus } from './invoices.lifecycle.js';
 
 const COLUMNS = [
@@ -64,7 +65,6 @@ const COLUMNS = [
   'hosted_recipient',
   'metadata',
   'custom_fields',
-  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -94,13 +94,20 @@ export const INVOICE_SORTS: SortFields<InvoiceRow> = {
   },
 };
 
-export async function insertInvoice(db: Executor, row: Insertable<InvoicesTable>): Promise<void> {
-  await db.insertInto('invoices').values(row).execute();
+/** A new invoice's row; its tags are its links (modules/tags), written apart. */
+export async function insertInvoice(db: Executor, row: Insertable<InvoicesTable> & { tags?: string }): Promise<void> {
+  const { tags: _tags, ...columns } = row;
+  await db.insertInto('invoices').values(columns).execute();
 }
 
 /** The invoice a hub link names, in whichever account (the token is the credential). */
 export async function findInvoiceByToken(db: Executor, token: string): Promise<InvoiceRow | undefined> {
-  return db.selectFrom('invoices').select(COLUMNS).where('hosted_token', '=', token).executeTakeFirst();
+  return db
+    .selectFrom('invoices')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'invoices'))
+    .where('hosted_token', '=', token)
+    .executeTakeFirst();
 }
 
 export async function findInvoice(
@@ -109,7 +116,12 @@ export async function findInvoice(
   id: string,
   lock = false,
 ): Promise<InvoiceRow | undefined> {
-  const query = db.selectFrom('invoices').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+  const query = db
+    .selectFrom('invoices')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'invoices'))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
@@ -117,14 +129,16 @@ export async function updateInvoice(
   db: Executor,
   accountId: string,
   id: string,
-  patch: InvoicePatch,
+  patch: InvoicePatch & { tags?: string },
 ): Promise<InvoiceRow | undefined> {
+  const { tags: _tags, ...columns } = patch;
   return db
     .updateTable('invoices')
-    .set(patch)
+    .set(columns)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .returning(COLUMNS)
+    .returning(tagNamesColumn(db, 'invoices'))
     .executeTakeFirst();
 }
 
@@ -173,7 +187,12 @@ export function listInvoicesPlan(
   const among = statuses && { column: 'status', values: statuses };
   return listPlan(
     db,
-    { table: 'invoices', columns: COLUMNS, scope: { account_id: accountId } },
+    {
+      table: 'invoices',
+      columns: COLUMNS,
+      scope: { account_id: accountId },
+      computed: (from) => tagNamesColumn(db, from, accountId),
+    },
     { keys, among, conditions },
     page,
   );

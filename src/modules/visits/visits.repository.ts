@@ -18,6 +18,7 @@ import {
 } from '../../db/index.js';
 import type { VisitPatch, VisitRow } from '../../db/types.js';
 import { addMinutes } from '../../core/time.js';
+import { tagNamesColumn } from '../tags/index.js';
 import { LATE_STATUSES, OPEN_STATUSES, type VisitStatus } from './visits.lifecycle.js';
 import { MAX_VISIT_MINUTES } from './visits.schemas.js';
 
@@ -51,7 +52,6 @@ export const VISIT_COLUMNS = [
   'external_id',
   'metadata',
   'custom_fields',
-  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -102,8 +102,10 @@ export async function findOccurrence(
   return row?.id;
 }
 
+/** A new visit's row; its tags are its links (modules/tags), written apart. */
 export async function insertVisit(db: Executor, row: VisitRow): Promise<void> {
-  await db.insertInto('visits').values(row).execute();
+  const { tags: _tags, ...columns } = row;
+  await db.insertInto('visits').values(columns).execute();
 }
 
 export async function findVisit(
@@ -112,7 +114,12 @@ export async function findVisit(
   id: string,
   lock = false,
 ): Promise<VisitRow | undefined> {
-  const query = db.selectFrom('visits').select(VISIT_COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+  const query = db
+    .selectFrom('visits')
+    .select(VISIT_COLUMNS)
+    .select(tagNamesColumn(db, 'visits'))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
   return lockedIf(db, query, lock).executeTakeFirst();
 }
 
@@ -120,14 +127,16 @@ export async function updateVisit(
   db: Executor,
   accountId: string,
   id: string,
-  patch: VisitPatch,
+  patch: VisitPatch & { tags?: string },
 ): Promise<VisitRow | undefined> {
+  const { tags: _tags, ...columns } = patch;
   return db
     .updateTable('visits')
-    .set(patch)
+    .set(columns)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .returning(VISIT_COLUMNS)
+    .returning(tagNamesColumn(db, 'visits'))
     .executeTakeFirst();
 }
 
@@ -152,6 +161,7 @@ export async function visitsOfJob(db: Executor, accountId: string, jobId: string
   return db
     .selectFrom('visits')
     .select(VISIT_COLUMNS)
+    .select(tagNamesColumn(db, 'visits'))
     .where('account_id', '=', accountId)
     .where('job_id', '=', jobId)
     .orderBy('created_at')
@@ -461,7 +471,12 @@ export function listVisitsPlan(db: Executor, accountId: string, filters: VisitFi
   const among = filters.statuses && { column: 'status', values: filters.statuses };
   return listPlan(
     db,
-    { table: 'visits', columns: VISIT_COLUMNS, scope: { account_id: accountId } },
+    {
+      table: 'visits',
+      columns: VISIT_COLUMNS,
+      scope: { account_id: accountId },
+      computed: (from) => tagNamesColumn(db, from, accountId),
+    },
     { keys, among, conditions },
     page,
   );
