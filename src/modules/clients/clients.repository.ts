@@ -212,7 +212,7 @@ export async function updateClient(
   db: Executor,
   accountId: string,
   id: string,
-  patch: ClientPatch & { tags?: string },
+  patch: ClientPatch,
 ): Promise<ClientRow | undefined> {
   const { tags: _tags, ...columns } = patch;
   return db

@@ -129,7 +129,7 @@ export async function updateInvoice(
   db: Executor,
   accountId: string,
   id: string,
-  patch: InvoicePatch & { tags?: string },
+  patch: InvoicePatch,
 ): Promise<InvoiceRow | undefined> {
   const { tags: _tags, ...columns } = patch;
   return db

@@ -98,7 +98,7 @@ export async function updateJob(
   db: Executor,
   accountId: string,
   id: string,
-  patch: JobPatch & { tags?: string },
+  patch: JobPatch,
 ): Promise<JobRow | undefined> {
   const { tags: _tags, ...columns } = patch;
   return db

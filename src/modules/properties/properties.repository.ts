@@ -90,7 +90,7 @@ export async function updateProperty(
   db: Executor,
   accountId: string,
   id: string,
-  patch: PropertyPatch & { tags?: string },
+  patch: PropertyPatch,
 ): Promise<PropertyRow | undefined> {
   const { tags: _tags, ...columns } = patch;
   return db

@@ -100,7 +100,7 @@ export async function updateQuote(
   db: Executor,
   accountId: string,
   id: string,
-  patch: QuotePatch & { tags?: string },
+  patch: QuotePatch,
 ): Promise<QuoteRow | undefined> {
   const { tags: _tags, ...columns } = patch;
   return db

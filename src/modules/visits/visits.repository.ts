@@ -127,7 +127,7 @@ export async function updateVisit(
   db: Executor,
   accountId: string,
   id: string,
-  patch: VisitPatch & { tags?: string },
+  patch: VisitPatch,
 ): Promise<VisitRow | undefined> {
   const { tags: _tags, ...columns } = patch;
   return db
