@@ -126,7 +126,13 @@ async function seedRows(database: Database, accountId: string): Promise<{ second
           let position = 0;
           for (const tag of tags)
             if (tag.holds(index))
-              links.push({ account_id: accountId, tag_id: tag.id, resource: 'client', object_id: id, position: position++ });
+              links.push({
+                account_id: accountId,
+                tag_id: tag.id,
+                resource: 'client',
+                object_id: id,
+                position: position++,
+              });
           for (const field of fields) {
             const value = custom[field.key];
             const row = {

@@ -39,7 +39,15 @@ test('tags stored as names in their objects are read by id in the same order; a 
     ] as const)
       await db
         .insertInto('tags')
-        .values({ id, account_id: account, name, name_key: name.toLowerCase(), client_count: count, created_at: now, updated_at: now })
+        .values({
+          id,
+          account_id: account,
+          name,
+          name_key: name.toLowerCase(),
+          client_count: count,
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
     for (const [tag, object] of [
       [vip, first],
@@ -47,7 +55,10 @@ test('tags stored as names in their objects are read by id in the same order; a 
       [north, second],
       [vip, second],
     ])
-      await db.insertInto('tag_links').values({ account_id: account, tag_id: tag, resource: 'client', object_id: object }).execute();
+      await db
+        .insertInto('tag_links')
+        .values({ account_id: account, tag_id: tag, resource: 'client', object_id: object })
+        .execute();
 
     assert.ok((await database.migrateToLatest()).includes(NAME));
     const tagsOf = async (id: string) => JSON.parse((await findClient(database.db, account, id))!.tags) as string[];
@@ -76,7 +87,9 @@ test('tags stored as names in their objects are read by id in the same order; a 
     assert.deepEqual(await tagsOf(second), ['north', 'Gold']);
 
     await database.migrateTo(database.before(NAME));
-    const stored = await sql<{ id: string; tags: unknown }>`select id, tags from clients order by id`.execute(database.db);
+    const stored = await sql<{ id: string; tags: unknown }>`select id, tags from clients order by id`.execute(
+      database.db,
+    );
     assert.deepEqual(
       stored.rows.map((row) => [row.id, typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags]),
       [

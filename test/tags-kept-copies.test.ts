@@ -30,14 +30,26 @@ test('GET and a list of clients answer a tag’s new name after its rename, by t
 
   assert.equal((await api('PUT', `/v1/tags/${tags.VIP}`, { name: 'Gold' })).status, 200);
   const renamed = await read();
-  assert.deepEqual([renamed.tags, renamed.listed], [['Gold', 'North'], ['Gold', 'North']]);
+  assert.deepEqual(
+    [renamed.tags, renamed.listed],
+    [
+      ['Gold', 'North'],
+      ['Gold', 'North'],
+    ],
+  );
   assert.notEqual(renamed.etag, first.etag);
 
   await sql`update tags set name = ${'Platinum'}, name_key = ${'platinum'} where id = ${tags.VIP}`.execute(
     context.database.db,
   );
   const byHand = await read();
-  assert.deepEqual([byHand.tags, byHand.listed], [['Platinum', 'North'], ['Platinum', 'North']]);
+  assert.deepEqual(
+    [byHand.tags, byHand.listed],
+    [
+      ['Platinum', 'North'],
+      ['Platinum', 'North'],
+    ],
+  );
 
   assert.equal((await api('DELETE', `/v1/tags/${tags.North}`)).status, 200);
   const deleted = await read();

@@ -242,16 +242,13 @@ describe('a tag is one row', () => {
     const client = await make('client', ['VIP', 'North']);
     const tags = Object.fromEntries((await api('GET', '/v1/tags')).body.data.map((tag: any) => [tag.name, tag]));
     const first = await feed(start.cursor);
-    assert.deepEqual(
-      first.entries,
-      [
-        ['client', client.id, false, 'Ann Lee'],
-        ...[
-          ['tag', tags.VIP.id, false, 'VIP'],
-          ['tag', tags.North.id, false, 'North'],
-        ].sort((one, other) => String(one[1]).localeCompare(String(other[1]))),
-      ],
-    );
+    assert.deepEqual(first.entries, [
+      ['client', client.id, false, 'Ann Lee'],
+      ...[
+        ['tag', tags.VIP.id, false, 'VIP'],
+        ['tag', tags.North.id, false, 'North'],
+      ].sort((one, other) => String(one[1]).localeCompare(String(other[1]))),
+    ]);
     assert.equal((await api('PUT', `/v1/tags/${tags.VIP.id}`, { name: 'Gold' })).status, 200);
     const renamed = await feed(first.cursor);
     assert.deepEqual(renamed.entries, [['tag', tags.VIP.id, false, 'Gold']]);

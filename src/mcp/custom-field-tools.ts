@@ -17,12 +17,7 @@ import type { ObjectKind } from './versions.js';
 type Update = (ctx: Context, id: string, input: { custom_fields: Record<string, unknown> }) => Promise<unknown>;
 
 /** The tool that sets custom fields of one kind's objects. */
-function customFieldsTool(
-  kind: CustomFieldResource & ObjectKind,
-  label: string,
-  scope: Scope,
-  update: Update,
-): Tool {
+function customFieldsTool(kind: CustomFieldResource & ObjectKind, label: string, scope: Scope, update: Update): Tool {
   const idField = `${kind}_id`;
   return {
     name: `update_${kind}_custom_fields`,

@@ -491,7 +491,10 @@ export function listClientsQuery(
   // planner may walk the sort's index through the whole account instead, testing each row (330 ms at a
   // million clients); the fence keeps the two apart.
   return applyPage(
-    db.selectFrom(fenced(db, query).as('matched')).selectAll().select(tagNamesColumn(db, 'matched', accountId)),
+    db
+      .selectFrom(fenced(db, query).as('matched'))
+      .selectAll()
+      .select(tagNamesColumn(db, 'matched', accountId)),
     page,
   );
 }

@@ -81,7 +81,8 @@ async function readStamped(db: Executor, accountId: string, resource: CustomFiel
   if (read.rows === undefined && found !== undefined) return found.definitions;
   const definitions = definitionsOf(resource, read.rows ?? []);
   if (read.stamp === undefined) return definitions;
-  if (keptByStamp.size >= MAX_KEPT && !keptByStamp.has(name)) keptByStamp.delete(keptByStamp.keys().next().value as string);
+  if (keptByStamp.size >= MAX_KEPT && !keptByStamp.has(name))
+    keptByStamp.delete(keptByStamp.keys().next().value as string);
   keptByStamp.set(name, { stamp: read.stamp, definitions });
   return definitions;
 }

@@ -226,7 +226,10 @@ export function searchPropertiesQuery(
     query = query.where(unindexed(sql<SqlBool>`archived = ${filters.archived ? 1 : 0}`));
   for (const condition of conditionsOf(filters)) query = query.where(unindexed(condition.expression));
   return applyPage(
-    db.selectFrom(fenced(db, query).as('matched')).selectAll().select(tagNamesColumn(db, 'matched', accountId)),
+    db
+      .selectFrom(fenced(db, query).as('matched'))
+      .selectAll()
+      .select(tagNamesColumn(db, 'matched', accountId)),
     page,
   );
 }

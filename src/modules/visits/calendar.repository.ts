@@ -100,7 +100,11 @@ export function calendarReads(
     return query;
   };
   const start = () =>
-    db.selectFrom('visits').select(VISIT_COLUMNS).select(tagNamesColumn(db, 'visits')).where('account_id', '=', accountId);
+    db
+      .selectFrom('visits')
+      .select(VISIT_COLUMNS)
+      .select(tagNamesColumn(db, 'visits'))
+      .where('account_id', '=', accountId);
   const driving = (['job_id', 'client_id', 'property_id', 'schedule_id'] as const).find(
     (key) => filters[key] !== undefined,
   );
