@@ -11,7 +11,7 @@ import {
   type Listed,
   listPlan,
   type ListPlan,
-  lockedIf,
+  lockRows,
   normalizeInstant,
   type PageRequest,
   prepared,
@@ -204,7 +204,10 @@ export async function findClient(
   id: string,
   lock = false,
 ): Promise<ClientRow | undefined> {
-  if (lock) return lockedIf(db, clientById(db, accountId, id), lock).executeTakeFirst();
+  if (lock) {
+    await lockRows(db, 'clients', { account_id: accountId, id });
+    return clientById(db, accountId, id).executeTakeFirst();
+  }
   return (await findClientPrepared(db, accountId, id))[0];
 }
 

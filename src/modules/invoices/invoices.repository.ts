@@ -8,7 +8,7 @@ import {
   keysOf,
   type Listed,
   listPlan,
-  lockedIf,
+  lockRows,
   type PageRequest,
   runList,
   SORT_SENTINELS,
@@ -122,7 +122,8 @@ export async function findInvoice(
     .select(tagNamesColumn(db, 'invoices'))
     .where('account_id', '=', accountId)
     .where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  if (lock) await lockRows(db, 'invoices', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateInvoice(

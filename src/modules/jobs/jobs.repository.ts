@@ -7,7 +7,7 @@ import {
   keysOf,
   type Listed,
   listPlan,
-  lockedIf,
+  lockRows,
   normalizeInstant,
   type PageRequest,
   runList,
@@ -91,7 +91,8 @@ export async function findJob(db: Executor, accountId: string, id: string, lock 
     .select(tagNamesColumn(db, 'jobs'))
     .where('account_id', '=', accountId)
     .where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  if (lock) await lockRows(db, 'jobs', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateJob(

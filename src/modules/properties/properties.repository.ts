@@ -8,7 +8,7 @@ import {
   keysOf,
   type Listed,
   listPlan,
-  lockedIf,
+  lockRows,
   type PageRequest,
   runList,
   textSearch,
@@ -83,7 +83,8 @@ export async function findProperty(
     .select(tagNamesColumn(db, 'properties'))
     .where('account_id', '=', accountId)
     .where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  if (lock) await lockRows(db, 'properties', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateProperty(
@@ -136,7 +137,8 @@ export async function findPropertiesOfClient(
     .where('client_id', '=', clientId)
     .orderBy('created_at')
     .orderBy('id');
-  return lockedIf(db, query, true).execute();
+  await lockRows(db, 'properties', { account_id: accountId, client_id: clientId });
+  return query.execute();
 }
 
 /** Counts of documents that name the property, only those above zero. */

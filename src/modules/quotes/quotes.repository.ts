@@ -5,7 +5,7 @@ import {
   keysOf,
   type Listed,
   listPlan,
-  lockedIf,
+  lockRows,
   type PageRequest,
   runList,
   type SortFields,
@@ -93,7 +93,8 @@ export async function findQuote(
     .select(tagNamesColumn(db, 'quotes'))
     .where('account_id', '=', accountId)
     .where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  if (lock) await lockRows(db, 'quotes', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateQuote(
@@ -115,11 +116,13 @@ export async function updateQuote(
 
 /** The quote a hub link names, in whichever account (the token is the credential). */
 export async function findQuoteByToken(db: Executor, token: string, lock = false): Promise<QuoteRow | undefined> {
-  return lockedIf(
-    db,
-    db.selectFrom('quotes').select(COLUMNS).select(tagNamesColumn(db, 'quotes')).where('hosted_token', '=', token),
-    lock,
-  ).executeTakeFirst();
+  if (lock) await lockRows(db, 'quotes', { hosted_token: token });
+  return db
+    .selectFrom('quotes')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'quotes'))
+    .where('hosted_token', '=', token)
+    .executeTakeFirst();
 }
 
 export async function deleteQuote(db: Executor, accountId: string, id: string): Promise<void> {

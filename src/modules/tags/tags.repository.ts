@@ -8,6 +8,7 @@ import {
   type Listed,
   listPlan,
   lockedIf,
+  lockRows,
   orderedJsonArray,
   type PageRequest,
   runList,
@@ -210,12 +211,14 @@ export async function lockObjectTags(
   id: string,
 ): Promise<string | undefined> {
   const table = TAGGED_TABLES[kind];
-  const query = (db as unknown as Kysely<Record<string, { id: string; account_id: string }>>)
+  // Locked first, read after: the names come from other tables (lockRows says why).
+  await lockRows(db, table, { account_id: accountId, id });
+  const row = await (db as unknown as Kysely<Record<string, { id: string; account_id: string }>>)
     .selectFrom(table)
     .select(tagNamesColumn(db, table))
     .where('account_id', '=', accountId)
-    .where('id', '=', id);
-  const row = await lockedIf(db, query, true).executeTakeFirst();
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row?.tags;
 }
 

@@ -118,7 +118,8 @@ export async function writeTags(
   const tags = await tagsNamed(tx, wanted, field);
   const names = wanted.map((name) => tags.get(keyOf(name))!.name);
   if (JSON.stringify(names) === JSON.stringify(current)) return undefined;
-  const held = new Set(current.length === 0 ? [] : await repository.deleteObjectLinks(tx.db, tx.accountId, objectId));
+  // The links as they stand (a new object has none), not as `stored` says: they decide which counts move.
+  const held = new Set(stored === undefined ? [] : await repository.deleteObjectLinks(tx.db, tx.accountId, objectId));
   const ids = names.map((name) => tags.get(keyOf(name))!.id);
   const kept = new Set(ids);
   await repository.moveCounts(

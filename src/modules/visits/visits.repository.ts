@@ -9,6 +9,7 @@ import {
   type Listed,
   listPlan,
   lockedIf,
+  lockRows,
   type PageRequest,
   runList,
   type SortFields,
@@ -120,7 +121,8 @@ export async function findVisit(
     .select(tagNamesColumn(db, 'visits'))
     .where('account_id', '=', accountId)
     .where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  if (lock) await lockRows(db, 'visits', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateVisit(
