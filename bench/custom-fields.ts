@@ -1,8 +1,8 @@
 // The custom fields benchmark (contract section 27): 1,000,000 clients in one account with 10 custom fields of
 // every type and tags, on SQLite and on PostgreSQL. Every filter shape's page (p50 and p99 of sequential requests)
 // against the first page's (target ≤ 2×), custom fields' and tags' (tags_any, tags_all), and a create with 10
-// custom fields against one without (target ≥ 0.7× the rate). `npm run bench:custom-fields`; CF_ROWS=10000
-// CF_REQUESTS=20 CF_ENGINE=sqlite for a quick run.
+// custom fields against one without (target ≥ 0.7× the rate); and a tag's rename (one row, §27).
+// `npm run bench:custom-fields`; CF_ROWS=10000 CF_REQUESTS=20 CF_ENGINE=sqlite for a quick run.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -119,13 +119,20 @@ async function seedRows(database: Database, accountId: string): Promise<{ second
             external_id: null,
             metadata: '{}',
             custom_fields: JSON.stringify(custom),
-            tags: JSON.stringify(tags.filter((tag) => tag.holds(index)).map((tag) => tag.name)),
             created_at: stamp,
             updated_at: stamp,
           });
+          // The client's tags are its links, each at its place in the client's list.
+          let position = 0;
           for (const tag of tags)
             if (tag.holds(index))
-              links.push({ account_id: accountId, tag_id: tag.id, resource: 'client', object_id: id });
+              links.push({
+                account_id: accountId,
+                tag_id: tag.id,
+                resource: 'client',
+                object_id: id,
+                position: position++,
+              });
           for (const field of fields) {
             const value = custom[field.key];
             const row = {
@@ -170,6 +177,31 @@ async function measure(base: string, key: string, url: string) {
   }
   latencies.sort((a, b) => a - b);
   return { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), non200, rows, hasMore };
+}
+
+/**
+ * A tag's rename and back (PUT /v1/tags/:id), in ms each: one row however many clients hold it (§27). `name`'s
+ * tag is held by 1 in 10 clients.
+ */
+async function renames(base: string, key: string, name: string): Promise<{ p50: number; holders: number }> {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const listed = (await (await fetch(`${base}/v1/tags?q=${name.toLowerCase()}`, { headers })).json()) as {
+    data: Array<{ id: string; counts: { client: number } }>;
+  };
+  const tag = listed.data[0]!;
+  const latencies: number[] = [];
+  for (let index = 0; index < 10; index += 1) {
+    const started = performance.now();
+    const response = await fetch(`${base}/v1/tags/${tag.id}`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ name: index % 2 === 0 ? `${name} renamed` : name }),
+    });
+    latencies.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`rename: ${response.status} ${await response.text()}`);
+  }
+  latencies.sort((a, b) => a - b);
+  return { p50: round(percentile(latencies, 50)), holders: tag.counts.client };
 }
 
 /** Creates per second, sequential, with and without ten custom field values. */
@@ -237,8 +269,10 @@ async function runEngine(
   const withFields = await writes(server.url, key, true);
   const write = { withoutPerSecond: without, withPerSecond: withFields, ratio: round(withFields / without) };
   console.log(engine, 'creates', write);
+  const rename = await renames(server.url, key, 'VIP');
+  console.log(engine, 'tag rename', rename);
   await stop(server.process);
-  return { engine, seedSeconds: seeded.seconds, results, write };
+  return { engine, seedSeconds: seeded.seconds, results, write, rename };
 }
 
 function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: Record<string, unknown>): string {
@@ -254,7 +288,7 @@ function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: R
     lines.push(
       `## ${run.engine}`,
       '',
-      `Seeded in ${run.seedSeconds} s. Creates: ${run.write.withoutPerSecond}/s without, ${run.write.withPerSecond}/s with 10 custom fields (${run.write.ratio}×).`,
+      `Seeded in ${run.seedSeconds} s. Creates: ${run.write.withoutPerSecond}/s without, ${run.write.withPerSecond}/s with 10 custom fields (${run.write.ratio}×). A rename of a tag ${run.rename.holders} clients hold: ${run.rename.p50} ms (p50 of 10).`,
       '',
     );
     lines.push(

@@ -65,7 +65,7 @@ const parsed = (value: unknown) => (typeof value === 'string' ? JSON.parse(value
 /** The account's clients as the contract shows them, read straight from the rows (no BMS code involved). */
 async function uncached(accountId: string) {
   const rows = await foreign.rows(
-    'select id, name, email, phone, company_name, address, notes, einvoicing, external_id, metadata, custom_fields, tags, created_at, updated_at from clients where account_id = ? order by created_at desc, id desc',
+    'select id, name, email, phone, company_name, address, notes, einvoicing, external_id, metadata, custom_fields, created_at, updated_at from clients where account_id = ? order by created_at desc, id desc',
     [accountId],
   );
   // Contract section 27: every live field of clients, in order, null when the client holds no value.
@@ -78,6 +78,11 @@ async function uncached(accountId: string) {
     [accountId],
   );
   const byName = await foreign.rows('select id from clients where account_id = ? order by sort_name, id', [accountId]);
+  // Contract section 27: a client's tags, by the tags' ids, named by the tags' rows, in the client's order.
+  const links = await foreign.rows(
+    'select l.object_id, t.name from tag_links l join tags t on t.id = l.tag_id where l.account_id = ? order by l.object_id, l.position',
+    [accountId],
+  );
   const clients = new Map<string, Record<string, unknown>>();
   for (const row of rows) {
     // Contract section 31: the buyer's e-invoicing fields, each null when unset.
@@ -106,7 +111,7 @@ async function uncached(accountId: string) {
           (parsed(row.custom_fields) as Record<string, unknown>)[field.key as string] ?? null,
         ]),
       ),
-      tags: parsed(row.tags),
+      tags: links.filter((link) => link.object_id === row.id).map((link) => link.name),
       created_at: instant(row.created_at),
       updated_at: instant(row.updated_at),
     });

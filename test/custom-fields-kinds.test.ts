@@ -220,7 +220,7 @@ describe('rules the kinds share', () => {
     assert.deepEqual(Object.keys(detailsOf(written)), ['custom_fields.channel']);
   });
 
-  test('an MCP tool’s result answers every defined key, in its text and its structured content', async () => {
+  test('an MCP tool’s result answers every defined key, in its text and its structured content; an update tool sets them', async () => {
     const { key, api, bodies, define } = await setUp();
     await define('quote', { key: 'source', label: 'Source', type: 'text' });
     const quote = await api('POST', '/v1/quotes', { ...bodies.quote, custom_fields: { source: 'fair' } });
@@ -258,6 +258,31 @@ describe('rules the kinds share', () => {
       const [found] = result.structuredContent.result.items;
       assert.deepEqual(found.custom_fields, { source: 'fair', rating: null });
       assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+
+      // The update tool carries the same fields, none required (a write binds only the keys it names), merges as a
+      // PUT does and refuses what the API refuses, naming custom_fields.<key>.
+      const update = tools.find((tool) => tool.name === 'update_quote_custom_fields')!;
+      assert.deepEqual(update.inputSchema.required, ['quote_id', 'custom_fields']);
+      const updatable = (update.inputSchema.properties as any).custom_fields;
+      assert.deepEqual(updatable.properties, fields.properties);
+      assert.equal(updatable.required, undefined);
+      const set = (await client.callTool({
+        name: 'update_quote_custom_fields',
+        arguments: { quote_id: quote.body.data.id, custom_fields: { rating: 4 } },
+      })) as any;
+      assert.notEqual(set.isError, true, JSON.stringify(set));
+      assert.deepEqual(set.structuredContent.result.custom_fields, { source: 'fair', rating: 4 });
+      const refused = (await client.callTool({
+        name: 'update_quote_custom_fields',
+        arguments: { quote_id: quote.body.data.id, custom_fields: { rating: 9, source: null } },
+      })) as any;
+      assert.equal(refused.isError, true);
+      assert.deepEqual(
+        refused.structuredContent.error.details.map((detail: any) => detail.field),
+        ['custom_fields.rating'],
+      );
+      const read = await api('GET', `/v1/quotes/${quote.body.data.id}`);
+      assert.deepEqual(read.body.data.custom_fields, { source: 'fair', rating: 4 });
     } finally {
       await client.close();
     }

@@ -57,6 +57,13 @@ const ALL_TOOLS = [
   // Contract §24: aged receivables and revenue, read-only.
   'aged_receivables',
   'revenue_report',
+  // Contract §27: the tools that write a kind carry its custom fields; these set them on an existing object.
+  'update_client_custom_fields',
+  'update_quote_custom_fields',
+  'update_invoice_custom_fields',
+  'update_job_custom_fields',
+  'update_service_request_custom_fields',
+  'update_visit_custom_fields',
 ].sort();
 const READ_ONLY_TOOLS = [
   'find_clients',

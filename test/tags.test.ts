@@ -185,3 +185,83 @@ describe('the rules of tags', () => {
     assert.deepEqual(events.body.data[2].data.previous_attributes, { name: 'VIP' });
   });
 });
+
+describe('a tag is one row', () => {
+  test('a rename, a merge and a delete change no tagged object’s row; each object keeps its own order', async () => {
+    const { api, make } = await setUp();
+    const first = await make('client', ['VIP', 'North']);
+    const second = await make('client', ['North', 'VIP']);
+    const visit = await make('visit', ['VIP']);
+    const tags = Object.fromEntries((await api('GET', '/v1/tags')).body.data.map((tag: any) => [tag.name, tag]));
+    const rows = async () =>
+      context.database.db
+        .selectFrom('clients')
+        .select(['id', 'updated_at'])
+        .where('id', 'in', [first.id, second.id])
+        .orderBy('id')
+        .execute();
+    const before = await rows();
+    assert.equal((await api('PUT', `/v1/tags/${tags.VIP.id}`, { name: 'Gold' })).status, 200);
+    assert.deepEqual((await api('GET', `/v1/clients/${first.id}`)).body.data.tags, ['Gold', 'North']);
+    assert.deepEqual((await api('GET', `/v1/clients/${second.id}`)).body.data.tags, ['North', 'Gold']);
+    assert.deepEqual((await api('GET', `/v1/visits/${visit.id}`)).body.data.tags, ['Gold']);
+    const listed = await api('GET', '/v1/clients?tags_all=gold,north&sort=created_at');
+    assert.deepEqual(
+      listed.body.data.map((one: any) => [one.id, one.tags]),
+      [
+        [first.id, ['Gold', 'North']],
+        [second.id, ['North', 'Gold']],
+      ],
+    );
+    // Merging North into Gold: an object holding both keeps Gold where it stood.
+    assert.equal((await api('PUT', `/v1/tags/${tags.North.id}?merge=true`, { name: 'gold' })).status, 200);
+    assert.deepEqual((await api('GET', `/v1/clients/${first.id}`)).body.data.tags, ['Gold']);
+    assert.deepEqual((await api('GET', `/v1/clients/${second.id}`)).body.data.tags, ['Gold']);
+    assert.equal((await api('DELETE', `/v1/tags/${tags.VIP.id}`)).status, 200);
+    assert.deepEqual((await api('GET', `/v1/clients?sort=created_at&tags_any=gold`)).body.data, []);
+    assert.deepEqual((await api('GET', `/v1/clients/${first.id}`)).body.data.tags, []);
+    assert.deepEqual(await rows(), before);
+    // The tag's name is free again, and the objects can take it anew.
+    assert.deepEqual((await api('POST', `/v1/clients/${first.id}/tags`, { tags: ['Gold'] })).body.data.tags, ['Gold']);
+  });
+
+  test('the change feed carries a tag at its first use, its rename and its merge (the merged tag deleted), not its objects', async () => {
+    const { api, make } = await setUp();
+    const feed = async (since?: string) => {
+      const answer = await api('GET', `/v1/changes?kinds=client,tag${since ? `&since=${since}` : ''}`);
+      assert.equal(answer.status, 200, answer.text);
+      // Sorted: the order of one transaction's changes among themselves is not the point here.
+      return {
+        entries: answer.body.data
+          .map((entry: any) => [entry.kind, entry.id, entry.deleted, entry.data?.name ?? null])
+          .sort((one: string[], other: string[]) => `${one[0]}${one[1]}`.localeCompare(`${other[0]}${other[1]}`)),
+        cursor: answer.body.meta.pagination.next_cursor as string,
+      };
+    };
+    const start = await feed();
+    const client = await make('client', ['VIP', 'North']);
+    const tags = Object.fromEntries((await api('GET', '/v1/tags')).body.data.map((tag: any) => [tag.name, tag]));
+    const first = await feed(start.cursor);
+    assert.deepEqual(first.entries, [
+      ['client', client.id, false, 'Ann Lee'],
+      ...[
+        ['tag', tags.VIP.id, false, 'VIP'],
+        ['tag', tags.North.id, false, 'North'],
+      ].sort((one, other) => String(one[1]).localeCompare(String(other[1]))),
+    ]);
+    assert.equal((await api('PUT', `/v1/tags/${tags.VIP.id}`, { name: 'Gold' })).status, 200);
+    const renamed = await feed(first.cursor);
+    assert.deepEqual(renamed.entries, [['tag', tags.VIP.id, false, 'Gold']]);
+    assert.equal((await api('PUT', `/v1/tags/${tags.North.id}?merge=true`, { name: 'GOLD' })).status, 200);
+    const merged = await feed(renamed.cursor);
+    assert.deepEqual(
+      merged.entries,
+      [
+        ['tag', tags.North.id, true, null],
+        ['tag', tags.VIP.id, false, 'Gold'],
+      ].sort((one, other) => String(one[1]).localeCompare(String(other[1]))),
+    );
+    assert.equal((await api('DELETE', `/v1/tags/${tags.VIP.id}`)).status, 200);
+    assert.deepEqual((await feed(merged.cursor)).entries, [['tag', tags.VIP.id, true, null]]);
+  });
+});

@@ -35,6 +35,19 @@ export function lockedIf<Query extends { forUpdate(): Query }>(db: Executor, que
 }
 
 /**
+ * Holds the rows of `table` whose columns equal `equal` until the transaction ends, before they are read: a
+ * `SELECT … FOR UPDATE` of their ids alone on PostgreSQL, nothing on SQLite (as lockedIf). For rows read with
+ * columns computed from other tables (a tagged object's tag names): a locking read that waited for a concurrent
+ * commit sees the locked row's new version, but its subqueries keep the statement's older snapshot; a read after
+ * the lock is a new statement, which sees that commit.
+ */
+export async function lockRows(db: Executor, table: string, equal: Record<string, string>): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return;
+  const conditions = Object.entries(equal).map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
+  await sql`select 1 from ${sql.table(table)} where ${sql.join(conditions, sql` and `)} for update`.execute(db);
+}
+
+/**
  * The `limit` most recent rows (by created_at, then id) of each of some parents in an account's child table,
  * oldest first among them, and how many each parent has: the bounded lists nested in a document (a payment's
  * refunds, an invoice's applications). `liveOnly` leaves out rows whose `released_at` is set.

@@ -98,3 +98,19 @@ export function inReadSnapshot<T>(db: Executor, work: (snapshot: Executor) => Pr
       return work(trx);
     });
 }
+
+/**
+ * A JSON array (its text) of `value` over the rows of `from`, in `order`; `[]` when there is none: SQLite's
+ * json_group_array with an ORDER BY (3.44 and later), PostgreSQL's json_agg. For a correlated subquery column,
+ * such as an object's tag names (modules/tags).
+ */
+export function orderedJsonArray(
+  db: Executor,
+  value: RawBuilder<unknown>,
+  order: RawBuilder<unknown>,
+  from: RawBuilder<unknown>,
+): RawBuilder<string> {
+  return dialectOf(db) === 'postgres'
+    ? sql<string>`coalesce((select json_agg(${value} order by ${order}) ${from}), '[]')`
+    : sql<string>`(select json_group_array(${value} order by ${order}) ${from})`;
+}

@@ -1,7 +1,7 @@
 // The face of db/: all that code above it may use, with the row types (types.ts). The rest of the folder,
 // the two engines' wings (sqlite/, postgres/) above all, is private: scripts/check-imports.mjs refuses an
 // import of anything else from outside db/.
-export { latestPerParent, lockedIf, timeBoundConditions, type TimeBounds } from './account-rows.js';
+export { latestPerParent, lockedIf, lockRows, timeBoundConditions, type TimeBounds } from './account-rows.js';
 export { openDatabase, type Database, type Db, type Executor } from './database.js';
 export { deferredWrite, type DeferredWrite } from './deferred-write.js';
 export {
@@ -10,6 +10,7 @@ export {
   jsonText,
   keepsDerivedColumns,
   oneLargeWriteAtATime,
+  orderedJsonArray,
   readsCommittedVersions,
   survivingFailure,
   textSearch,

@@ -111,7 +111,9 @@ export interface ListSource {
    * row's table has in the outermost select: it is added there, so a page reads it for its own rows, in the
    * same query, instead of a second query for the page's ids.
    */
-  computed?: ((from: string) => AliasedExpression<unknown, string>) | undefined;
+  computed?:
+    | ((from: string) => AliasedExpression<unknown, string> | ReadonlyArray<AliasedExpression<unknown, string>>)
+    | undefined;
 }
 
 /** The plan of the list `shape` asks for, of the rows of `source`. */

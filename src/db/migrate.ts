@@ -44,6 +44,8 @@ import * as deposits from './migrations/20261129170000_deposits.js';
 import * as timeEntrySeconds from './migrations/20261129180000_time_entry_seconds.js';
 import * as timeEntryCostingIndex from './migrations/20261129185000_time_entry_costing_index.js';
 import * as imports from './migrations/20261129190000_imports.js';
+import * as imports from './migrations/20261129190000_imports.js';
+import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as appWebhookDeliveries from './migrations/20261129210000_app_webhook_deliveries.js';
 import * as appLogos from './migrations/20261129210100_app_logos.js';
@@ -52,10 +54,14 @@ import * as liveRefreshTokens from './migrations/20261129210300_live_refresh_tok
 import * as attachments from './migrations/20261129230000_attachments.js';
 import * as quoteSignatures from './migrations/20261129230100_quote_signatures.js';
 import * as einvoices from './migrations/20261130010000_einvoices.js';
+import * as einvoices from './migrations/20261130010000_einvoices.js';
+import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
 import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
 import * as lateFeeInvoices from './migrations/20261130020000_late_fee_invoices.js';
 import * as attachmentRemovals from './migrations/20261130040000_attachment_removals.js';
 import * as appInstallEndpoints from './migrations/20261130050000_app_install_endpoints.js';
+import * as tagsById from './migrations/20261130060000_tags_by_id.js';
+import * as customFieldStamps from './migrations/20261130060100_custom_field_stamps.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
@@ -135,6 +141,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261130020000_late_fee_invoices': lateFeeInvoices,
   '20261130040000_attachment_removals': attachmentRemovals,
   '20261130050000_app_install_endpoints': appInstallEndpoints,
+  '20261130060000_tags_by_id': tagsById,
+  '20261130060100_custom_field_stamps': customFieldStamps,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -133,8 +133,6 @@ export interface ClientsTable {
   einvoicing?: JsonText | null;
   created_at: Timestamp;
   updated_at: Timestamp;
-  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
-  tags: Generated<JsonText>;
 }
 
 /** A place where a client has work done (docs/api-contract.md §16). */
@@ -162,8 +160,6 @@ export interface PropertiesTable {
   updated_at: Timestamp;
   /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
   custom_fields: Generated<JsonText>;
-  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
-  tags: Generated<JsonText>;
 }
 
 interface DocumentColumns {
@@ -270,8 +266,6 @@ export interface QuotesTable extends DocumentColumns, PricedColumns, DeliveredCo
   converted_at: Timestamp | null;
   /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
   custom_fields: Generated<JsonText>;
-  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
-  tags: Generated<JsonText>;
   /** docs/api-contract.md §30: the latest hub signature as answered (JSON), null before any. */
   signature: Generated<JsonText | null>;
 }
@@ -309,8 +303,6 @@ export interface JobsTable extends DocumentColumns, PricedColumns {
   visits_next_start_at: Timestamp | null;
   /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
   custom_fields: Generated<JsonText>;
-  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
-  tags: Generated<JsonText>;
 }
 
 export interface InvoicesTable extends DocumentColumns, PricedColumns, DeliveredColumns {
@@ -341,8 +333,6 @@ export interface InvoicesTable extends DocumentColumns, PricedColumns, Delivered
   reminders_enabled: Generated<number>;
   /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
   custom_fields: Generated<JsonText>;
-  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
-  tags: Generated<JsonText>;
 }
 
 /** docs/api-contract.md §23: a reminder step sent for an invoice, unique per (invoice, step). */
@@ -770,8 +760,6 @@ export interface VisitsTable {
   updated_at: Timestamp;
   /** Its custom field values by key (docs/api-contract.md §27), the answer's copy: modules/custom-fields. */
   custom_fields: Generated<JsonText>;
-  /** Its tags' names (docs/api-contract.md §27), the answer's copy: modules/tags. */
-  tags: Generated<JsonText>;
 }
 
 /** Time off or extra hours of one member (docs/api-contract.md §28). */
@@ -1138,6 +1126,7 @@ export interface Tables {
   time_entries: TimeEntriesTable;
   custom_fields: CustomFieldsTable;
   custom_field_values: CustomFieldValuesTable;
+  custom_field_stamps: CustomFieldStampsTable;
   tags: TagsTable;
   tag_links: TagLinksTable;
 }
@@ -1166,6 +1155,26 @@ export interface TagLinksTable {
   tag_id: string;
   resource: string;
   object_id: string;
+  /** Its place in the object's list of tags, from 0: the answer's order. */
+  position: number;
+}
+
+/**
+ * What a tagged kind's row is read with: its tags' names in their order (JSON text), computed from its links and
+ * the tags' rows when read (modules/tags `tagNamesColumn`), never stored in the row (docs/api-contract.md §27).
+ */
+export interface TagNames {
+  tags: JsonText;
+}
+
+/**
+ * The stamp of an account's custom field definitions of one kind: a new random value, by trigger, at every write
+ * of one (migration 20261130060100); what modules/custom-fields/definitions.ts keeps its copy by.
+ */
+export interface CustomFieldStampsTable {
+  account_id: string;
+  resource: string;
+  stamp: string;
 }
 
 /** A custom field's definition (docs/api-contract.md §27); deleted_at set while its values are purged. */
@@ -1252,28 +1261,28 @@ export type AppInstallRow = Selectable<AppInstallsTable>;
 export type OauthGrantRow = Selectable<OauthGrantsTable>;
 export type OauthTokenRow = Selectable<OauthTokensTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
-export type ClientRow = Selectable<ClientsTable>;
-export type ClientPatch = Updateable<ClientsTable>;
+export type ClientRow = Selectable<ClientsTable> & TagNames;
+export type ClientPatch = Updateable<ClientsTable> & Partial<TagNames>;
 export type CustomFieldRow = Selectable<CustomFieldsTable>;
 export type CustomFieldValueRow = Selectable<CustomFieldValuesTable>;
 export type TagRow = Selectable<TagsTable>;
 export type TagLinkRow = Selectable<TagLinksTable>;
-export type PropertyRow = Selectable<PropertiesTable>;
-export type PropertyPatch = Updateable<PropertiesTable>;
+export type PropertyRow = Selectable<PropertiesTable> & TagNames;
+export type PropertyPatch = Updateable<PropertiesTable> & Partial<TagNames>;
 export type ServiceRequestRow = Selectable<ServiceRequestsTable>;
-export type QuoteRow = Selectable<QuotesTable>;
+export type QuoteRow = Selectable<QuotesTable> & TagNames;
 export type QuoteSignatureRow = Selectable<QuoteSignaturesTable>;
-export type JobRow = Selectable<JobsTable>;
-export type InvoiceRow = Selectable<InvoicesTable>;
+export type JobRow = Selectable<JobsTable> & TagNames;
+export type InvoiceRow = Selectable<InvoicesTable> & TagNames;
 export type RecurringInvoiceRow = Selectable<RecurringInvoicesTable>;
 export type TimeEntryRow = Omit<Selectable<TimeEntriesTable>, 'duration_seconds'>;
 export type TimeEntryPatch = Omit<Updateable<TimeEntriesTable>, 'duration_seconds'>;
 export type OutboxMessageRow = Selectable<OutboxMessagesTable>;
 export type InvoiceReminderRow = Selectable<InvoiceRemindersTable>;
 export type ServiceRequestPatch = Updateable<ServiceRequestsTable>;
-export type QuotePatch = Updateable<QuotesTable>;
-export type JobPatch = Updateable<JobsTable>;
-export type InvoicePatch = Updateable<InvoicesTable>;
+export type QuotePatch = Updateable<QuotesTable> & Partial<TagNames>;
+export type JobPatch = Updateable<JobsTable> & Partial<TagNames>;
+export type InvoicePatch = Updateable<InvoicesTable> & Partial<TagNames>;
 export type PaymentRow = Selectable<PaymentsTable>;
 export type PaymentPatch = Updateable<PaymentsTable>;
 export type PaymentRefundRow = Selectable<PaymentRefundsTable>;
@@ -1293,8 +1302,8 @@ export type WebhookEndpointPatch = Updateable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type TeamMemberRow = Selectable<TeamMembersTable>;
 export type TeamMemberPatch = Updateable<TeamMembersTable>;
-export type VisitRow = Selectable<VisitsTable>;
-export type VisitPatch = Updateable<VisitsTable>;
+export type VisitRow = Selectable<VisitsTable> & TagNames;
+export type VisitPatch = Updateable<VisitsTable> & Partial<TagNames>;
 export type VisitAssigneeRow = Selectable<VisitAssigneesTable>;
 export type VisitScheduleRow = Selectable<VisitSchedulesTable>;
 export type TaxRateRow = Selectable<TaxRatesTable>;

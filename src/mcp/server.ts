@@ -224,13 +224,14 @@ function serverFor(ctx: Context, caller: AuthContext, call: ToolCall): Server {
       if (kind !== undefined && given.custom_fields !== undefined) {
         if (!schemas.has(kind))
           schemas.set(kind, customFieldsJsonSchema(await readDefinitions(ctx.db, ctx.accountId, kind)));
-        const { $schema: _, ...fields } = schemas.get(kind)!;
+        const { $schema: _, required: requiredKeys, ...open } = schemas.get(kind)!;
+        const fields = tool.customFieldsMerged ? open : { ...open, required: requiredKeys };
         const required = described.inputSchema.required ?? [];
         described.inputSchema = {
           ...described.inputSchema,
           properties: { ...given, custom_fields: { description: given.custom_fields.description, ...fields } },
           // A required field makes the object required, so that a model sends it.
-          ...((fields.required as string[]).length > 0 && !required.includes('custom_fields')
+          ...(!tool.customFieldsMerged && (requiredKeys as string[]).length > 0 && !required.includes('custom_fields')
             ? { required: [...required, 'custom_fields'] }
             : {}),
         };

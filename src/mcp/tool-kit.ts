@@ -43,6 +43,11 @@ export interface Tool {
    * schema of them (docs/api-contract.md §27), labels and descriptions only as each property's title and description.
    */
   customFields?: CustomFieldResource;
+  /**
+   * The tool merges `custom_fields` into a stored object (an update): a required field binds only the keys a
+   * write names (§32), so the schema asks for none.
+   */
+  customFieldsMerged?: boolean;
   /** The arguments' JSON schema, without dry_run and confirmation_token (added by the server). */
   input: JsonSchema;
   /** Whether acting twice with the same arguments leaves the same state (a read, or nothing new). */

@@ -26,6 +26,7 @@ import { TIME_TOOLS } from './time-tools.js';
 import { AVAILABILITY_TOOLS } from './availability-tools.js';
 import { CHANGE_SET_TOOLS } from './change-set-tools.js';
 import { CREDIT_TOOLS } from './credit-tools.js';
+import { CUSTOM_FIELD_TOOLS } from './custom-field-tools.js';
 import { REPORT_TOOLS } from './report-tools.js';
 import { FIELD_TOOLS } from './field-tools.js';
 import { VISIT_TOOLS } from './visit-tools.js';
@@ -352,6 +353,7 @@ export const TOOLS: Tool[] = [
     run: (ctx) => getAccount(ctx.db, ctx.accountId),
   },
   ...FIELD_TOOLS,
+  ...CUSTOM_FIELD_TOOLS,
   ...AVAILABILITY_TOOLS,
   ...TIME_TOOLS,
   ...CHANGE_SET_TOOLS,

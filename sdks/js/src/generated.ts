@@ -3910,7 +3910,7 @@ export interface Change {
   /** Always "change". */
   object: "change";
   /** The kind of the object that changed. */
-  kind: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key";
+  kind: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key" | "custom_field" | "tag";
   /** The object’s id. */
   id: string;
   /** Whether its latest change deleted it. */
@@ -7054,7 +7054,7 @@ export interface ChangeSetCreateParams {
 /** Query parameters of GET /v1/changes. */
 export interface ChangeListParams {
   /** Comma-separated kinds (default: every kind the key can read). */
-  kinds?: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key" | Array<"client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key">;
+  kinds?: "client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key" | "custom_field" | "tag" | Array<"client" | "property" | "service_request" | "quote" | "job" | "visit" | "visit_schedule" | "invoice" | "recurring_invoice" | "payment" | "credit_note" | "team_member" | "product" | "tax_rate" | "time_entry" | "availability_exception" | "webhook_endpoint" | "api_key" | "custom_field" | "tag">;
   /** The `next_cursor` of an earlier page; absent: from the start. */
   since?: string;
   /** The same as `since`, as §5’s lists follow `next_cursor` (the SDKs’ iterators do): give one of the two. */

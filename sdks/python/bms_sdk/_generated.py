@@ -3260,7 +3260,7 @@ class Change(TypedDict):
     """An object changed after the cursor, at its latest change (§26)."""
 
     object: Literal["change"]
-    kind: Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"]
+    kind: Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key", "custom_field", "tag"]
     id: str
     deleted: bool
     changed_at: str
@@ -7419,7 +7419,7 @@ class ChangesResource:
     def list(
         self,
         *,
-        kinds: Union[Union[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"], Sequence[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"]]], NotGiven] = NOT_GIVEN,
+        kinds: Union[Union[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key", "custom_field", "tag"], Sequence[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key", "custom_field", "tag"]]], NotGiven] = NOT_GIVEN,
         since: Union[str, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
@@ -12055,7 +12055,7 @@ class AsyncChangesResource:
     def list(
         self,
         *,
-        kinds: Union[Union[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"], Sequence[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key"]]], NotGiven] = NOT_GIVEN,
+        kinds: Union[Union[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key", "custom_field", "tag"], Sequence[Literal["client", "property", "service_request", "quote", "job", "visit", "visit_schedule", "invoice", "recurring_invoice", "payment", "credit_note", "team_member", "product", "tax_rate", "time_entry", "availability_exception", "webhook_endpoint", "api_key", "custom_field", "tag"]]], NotGiven] = NOT_GIVEN,
         since: Union[str, NotGiven] = NOT_GIVEN,
         cursor: Union[str, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,

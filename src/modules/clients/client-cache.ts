@@ -1,11 +1,16 @@
 // The client's kept copies, every one declared here (docs/architecture.md, "Kept copies").
 //
-// The rule they rest on: A CLIENT OBJECT IS A PURE FUNCTION OF ITS ROW AND ITS ACCOUNT'S CUSTOM FIELD
+// The rule they rest on: A CLIENT OBJECT IS A PURE FUNCTION OF ITS ROW AS READ AND ITS ACCOUNT'S CUSTOM FIELD
 // DEFINITIONS (`clientOf` below). The row's columns (its custom field values among them, a JSON column the one
-// writer keeps, modules/custom-fields/values.ts), and on SQLite its property ids (a column of the row, which
-// triggers on properties keep), are all a client is made of, with the definitions that say which keys it answers:
-// not the time, not the caller beyond the account the row belongs to, not another table read when it is shown. A field that would break the rule (derived from another table, the clock or the key) cannot be
-// added to the client while these copies exist: take the client out of them first.
+// writer keeps, modules/custom-fields/values.ts), on SQLite its property ids (a column of the row, which triggers
+// on properties keep), and its tags' names (read with the row from its links and the tags' rows, modules/tags
+// `tagNamesColumn`) are all a client is made of, with the definitions that say which keys it answers: not the
+// time, not the caller beyond the account the row belongs to. A field that would break the rule (derived from the
+// clock or the key) cannot be added to the client while these copies exist: take the client out of them first.
+// The tags' names are the one part another table's write changes without moving the row's version (a tag's
+// rename or delete): a copy is current only while its definitions are, and on SQLite those are a new object after
+// any commit (modules/custom-fields/definitions.ts), so the rename's commit makes every copy stale
+// (test/tags-kept-copies.test.ts).
 //
 // What is kept, on SQLite outside a transaction only (PostgreSQL and a transaction read every client whole):
 // - copies: per database, by client id, the record read at its row's `version`, the frozen client it presents

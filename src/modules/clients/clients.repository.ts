@@ -11,7 +11,7 @@ import {
   type Listed,
   listPlan,
   type ListPlan,
-  lockedIf,
+  lockRows,
   normalizeInstant,
   type PageRequest,
   prepared,
@@ -26,6 +26,7 @@ import {
   WALK_LIMIT,
 } from '../../db/index.js';
 import type { ClientPatch, ClientRow } from '../../db/types.js';
+import { tagNamesColumn } from '../tags/index.js';
 
 const COLUMNS = [
   'id',
@@ -41,7 +42,6 @@ const COLUMNS = [
   'external_id',
   'metadata',
   'custom_fields',
-  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -104,18 +104,25 @@ const insertClientRow: (db: Executor, row: ClientRow) => Promise<void> = prepare
   COLUMNS,
 );
 
-/** Every column of a new client, compiled once (db/prepared-insert.ts); custom_fields `{}` unless given. */
+/**
+ * Every column of a new client, compiled once (db/prepared-insert.ts); custom_fields `{}` unless given. Its tags
+ * are its links (modules/tags), written apart.
+ */
 export function insertClient(
   db: Executor,
   row: Omit<ClientRow, 'custom_fields' | 'tags'> & { custom_fields?: string; tags?: string },
 ): Promise<void> {
   row.custom_fields ??= '{}';
-  row.tags ??= '[]';
   return insertClientRow(db, row as ClientRow);
 }
 
 const clientById = (db: Executor, accountId: string, id: string) =>
-  db.selectFrom('clients').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
+  db
+    .selectFrom('clients')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'clients'))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
 /** A client by id, compiled once. */
 const findClientPrepared = prepared(clientById);
 
@@ -163,6 +170,7 @@ export async function findVersionedRecords(
   const rows = (await (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
     .selectFrom('clients')
     .select(RECORD_COLUMNS)
+    .select(tagNamesColumn(db, 'clients'))
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
     .execute()) as unknown as Array<ClientRecord & { version: number }>;
@@ -196,7 +204,10 @@ export async function findClient(
   id: string,
   lock = false,
 ): Promise<ClientRow | undefined> {
-  if (lock) return lockedIf(db, clientById(db, accountId, id), lock).executeTakeFirst();
+  if (lock) {
+    await lockRows(db, 'clients', { account_id: accountId, id });
+    return clientById(db, accountId, id).executeTakeFirst();
+  }
   return (await findClientPrepared(db, accountId, id))[0];
 }
 
@@ -206,12 +217,14 @@ export async function updateClient(
   id: string,
   patch: ClientPatch,
 ): Promise<ClientRow | undefined> {
+  const { tags: _tags, ...columns } = patch;
   return db
     .updateTable('clients')
-    .set(patch)
+    .set(columns)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .returning(COLUMNS)
+    .returning(tagNamesColumn(db, 'clients'))
     .executeTakeFirst();
 }
 
@@ -394,7 +407,9 @@ export function clientListPlan(
           table: 'clients',
           columns: kept ? [...columns, 'property_ids'] : columns,
           scope,
-          computed: kept ? undefined : (from) => propertyIdsColumn(db, from, accountId),
+          computed: kept
+            ? (from) => tagNamesColumn(db, from, accountId)
+            : (from) => [propertyIdsColumn(db, from, accountId), tagNamesColumn(db, from, accountId)],
         },
     { keys: keysOf({ external_id: filters.external_id }), conditions },
     page,
@@ -442,7 +457,12 @@ export function searchWindowQuery(
     base.clearSelect().select([sql<string | number>`${sortKeyOf(page)}`.as('value'), sql.ref<string>('id').as('id')]),
     { ...page, limit: 0 },
   ).offset(SEARCH_WINDOW - 1);
-  return { matches: applyPage(db.selectFrom(nearest.as('nearest')).selectAll().where(matches), page), bound };
+  const found = db
+    .selectFrom(nearest.as('nearest'))
+    .selectAll()
+    .select(tagNamesColumn(db, 'nearest', accountId))
+    .where(matches);
+  return { matches: applyPage(found, page), bound };
 }
 
 /** A search's or an e-mail's query, unexecuted: the query-plan test explains exactly what the list runs. */
@@ -473,5 +493,11 @@ export function listClientsQuery(
   // A search or an e-mail: its rows come from its own index first, then are sorted. Left to itself the
   // planner may walk the sort's index through the whole account instead, testing each row (330 ms at a
   // million clients); the fence keeps the two apart.
-  return applyPage(db.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
+  return applyPage(
+    db
+      .selectFrom(fenced(db, query).as('matched'))
+      .selectAll()
+      .select(tagNamesColumn(db, 'matched', accountId)),
+    page,
+  );
 }

@@ -7,4 +7,5 @@ export {
   listClients,
   presentClient,
   requireClientReference,
+  updateClient,
 } from './clients.service.js';

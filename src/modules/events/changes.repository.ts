@@ -22,6 +22,21 @@ export const SQLITE_CHANGES_QUEUED = `insert into changes (account_id, kind, obj
   on conflict (account_id, kind, object_id)
   do update set position = null, deleted = excluded.deleted, changed_at = excluded.changed_at`;
 
+/**
+ * Marks an object of the feed changed (or deleted) without an event of its own, in the change's transaction: a tag
+ * made by its first use, or merged away into another (docs/decisions.md, "Custom fields and tags, second part").
+ */
+export function noteFeedChange(
+  db: Executor,
+  accountId: string,
+  kind: string,
+  objectId: string,
+  deleted: boolean,
+  at: string,
+): Promise<void> {
+  return noteChange(db, accountId, `${kind}.${deleted ? 'deleted' : 'changed'}`, objectId, at);
+}
+
 /** Marks the event's object changed (or deleted), pending a position; in the event's transaction. */
 export async function noteChange(db: Executor, accountId: string, type: string, objectId: string, at: string) {
   const kind = type.slice(0, type.indexOf('.'));

@@ -35,6 +35,8 @@ export const CHANGE_KINDS: Record<string, string> = {
   availability_exception: '/v1/availability-exceptions',
   webhook_endpoint: '/v1/webhook-endpoints',
   api_key: '/v1/api-keys',
+  custom_field: '/v1/custom-fields',
+  tag: '/v1/tags',
 };
 const KINDS = Object.keys(CHANGE_KINDS);
 const MAX_PAGE = 1000;

@@ -1,5 +1,5 @@
 // The face of the events module: what other modules, the workers and the composition may use. The rest is private.
-export { currentChangeCursor, pruneDeletedChanges } from './changes.repository.js';
+export { currentChangeCursor, noteFeedChange, pruneDeletedChanges } from './changes.repository.js';
 export { findEventsForDelivery, pruneEvents } from './events.repository.js';
 export { ActorSchema, EventSchema } from './events.schemas.js';
 export {

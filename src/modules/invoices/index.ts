@@ -7,7 +7,14 @@ export {
   setInvoiceDeliveryStatus,
 } from './invoices.repository.js';
 export { CreateInvoiceBody, type CreateInvoiceInput, InvoiceSchema } from './invoices.schemas.js';
-export { createInvoice, getInvoice, type InvoiceOrigin, listInvoices, SENDABLE_INVOICE } from './invoices.service.js';
+export {
+  createInvoice,
+  getInvoice,
+  type InvoiceOrigin,
+  listInvoices,
+  SENDABLE_INVOICE,
+  updateInvoice,
+} from './invoices.service.js';
 export { CreatePaymentBody, PaymentSchema, RefundPaymentBody } from './payments.schemas.js';
 export { createPayment, getPayment, refundPayment } from './payments.service.js';
 export {

@@ -8,7 +8,7 @@ import {
   keysOf,
   type Listed,
   listPlan,
-  lockedIf,
+  lockRows,
   type PageRequest,
   runList,
   SORT_SENTINELS,
@@ -18,6 +18,7 @@ import {
   timestampSorts,
 } from '../../db/index.js';
 import type { DateText, InvoicePatch, InvoiceRow, InvoicesTable } from '../../db/types.js';
+import { tagNamesColumn } from '../tags/index.js';
 import type { InvoiceStatus } from './invoices.lifecycle.js';
 
 const COLUMNS = [
@@ -65,7 +66,6 @@ const COLUMNS = [
   'hosted_recipient',
   'metadata',
   'custom_fields',
-  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -95,13 +95,20 @@ export const INVOICE_SORTS: SortFields<InvoiceRow> = {
   },
 };
 
-export async function insertInvoice(db: Executor, row: Insertable<InvoicesTable>): Promise<void> {
-  await db.insertInto('invoices').values(row).execute();
+/** A new invoice's row; its tags are its links (modules/tags), written apart. */
+export async function insertInvoice(db: Executor, row: Insertable<InvoicesTable> & { tags?: string }): Promise<void> {
+  const { tags: _tags, ...columns } = row;
+  await db.insertInto('invoices').values(columns).execute();
 }
 
 /** The invoice a hub link names, in whichever account (the token is the credential). */
 export async function findInvoiceByToken(db: Executor, token: string): Promise<InvoiceRow | undefined> {
-  return db.selectFrom('invoices').select(COLUMNS).where('hosted_token', '=', token).executeTakeFirst();
+  return db
+    .selectFrom('invoices')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'invoices'))
+    .where('hosted_token', '=', token)
+    .executeTakeFirst();
 }
 
 export async function findInvoice(
@@ -110,8 +117,14 @@ export async function findInvoice(
   id: string,
   lock = false,
 ): Promise<InvoiceRow | undefined> {
-  const query = db.selectFrom('invoices').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  const query = db
+    .selectFrom('invoices')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'invoices'))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  if (lock) await lockRows(db, 'invoices', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateInvoice(
@@ -120,12 +133,14 @@ export async function updateInvoice(
   id: string,
   patch: InvoicePatch,
 ): Promise<InvoiceRow | undefined> {
+  const { tags: _tags, ...columns } = patch;
   return db
     .updateTable('invoices')
-    .set(patch)
+    .set(columns)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .returning(COLUMNS)
+    .returning(tagNamesColumn(db, 'invoices'))
     .executeTakeFirst();
 }
 
@@ -174,7 +189,12 @@ export function listInvoicesPlan(
   const among = statuses && { column: 'status', values: statuses };
   return listPlan(
     db,
-    { table: 'invoices', columns: COLUMNS, scope: { account_id: accountId } },
+    {
+      table: 'invoices',
+      columns: COLUMNS,
+      scope: { account_id: accountId },
+      computed: (from) => tagNamesColumn(db, from, accountId),
+    },
     { keys, among, conditions },
     page,
   );

@@ -7,7 +7,7 @@ import {
   keysOf,
   type Listed,
   listPlan,
-  lockedIf,
+  lockRows,
   normalizeInstant,
   type PageRequest,
   runList,
@@ -18,6 +18,7 @@ import {
   timestampSorts,
 } from '../../db/index.js';
 import type { JobPatch, JobRow } from '../../db/types.js';
+import { tagNamesColumn } from '../tags/index.js';
 import type { JobStatus } from './jobs.lifecycle.js';
 
 const COLUMNS = [
@@ -52,7 +53,6 @@ const COLUMNS = [
   'visits_next_start_at',
   'metadata',
   'custom_fields',
-  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -78,13 +78,21 @@ export const JOB_SORTS: SortFields<JobRow> = {
   },
 };
 
+/** A new job's row; its tags are its links (modules/tags), written apart. */
 export async function insertJob(db: Executor, row: JobRow): Promise<void> {
-  await db.insertInto('jobs').values(row).execute();
+  const { tags: _tags, ...columns } = row;
+  await db.insertInto('jobs').values(columns).execute();
 }
 
 export async function findJob(db: Executor, accountId: string, id: string, lock = false): Promise<JobRow | undefined> {
-  const query = db.selectFrom('jobs').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  const query = db
+    .selectFrom('jobs')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'jobs'))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  if (lock) await lockRows(db, 'jobs', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateJob(
@@ -93,12 +101,14 @@ export async function updateJob(
   id: string,
   patch: JobPatch,
 ): Promise<JobRow | undefined> {
+  const { tags: _tags, ...columns } = patch;
   return db
     .updateTable('jobs')
-    .set(patch)
+    .set(columns)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .returning(COLUMNS)
+    .returning(tagNamesColumn(db, 'jobs'))
     .executeTakeFirst();
 }
 
@@ -131,7 +141,12 @@ export function listJobsPlan(db: Executor, accountId: string, filters: JobFilter
   const among = filters.statuses && { column: 'status', values: filters.statuses };
   return listPlan(
     db,
-    { table: 'jobs', columns: COLUMNS, scope: { account_id: accountId } },
+    {
+      table: 'jobs',
+      columns: COLUMNS,
+      scope: { account_id: accountId },
+      computed: (from) => tagNamesColumn(db, from, accountId),
+    },
     { keys, among, conditions },
     page,
   );

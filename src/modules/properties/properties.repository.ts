@@ -8,7 +8,7 @@ import {
   keysOf,
   type Listed,
   listPlan,
-  lockedIf,
+  lockRows,
   type PageRequest,
   runList,
   textSearch,
@@ -18,6 +18,7 @@ import {
   timestampSorts,
   unindexed,
 } from '../../db/index.js';
+import { tagNamesColumn } from '../tags/index.js';
 import type { PropertyPatch, PropertyRow } from '../../db/types.js';
 
 const COLUMNS = [
@@ -36,7 +37,6 @@ const COLUMNS = [
   'external_id',
   'metadata',
   'custom_fields',
-  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -65,8 +65,10 @@ const PROPERTY_REFERENCES = [
   { table: 'credit_notes', label: 'credit note' },
 ] as const;
 
+/** A new property's row; its tags are its links (modules/tags), written apart. */
 export async function insertProperty(db: Executor, row: PropertyRow): Promise<void> {
-  await db.insertInto('properties').values(row).execute();
+  const { tags: _tags, ...columns } = row;
+  await db.insertInto('properties').values(columns).execute();
 }
 
 export async function findProperty(
@@ -75,8 +77,14 @@ export async function findProperty(
   id: string,
   lock = false,
 ): Promise<PropertyRow | undefined> {
-  const query = db.selectFrom('properties').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  const query = db
+    .selectFrom('properties')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'properties'))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  if (lock) await lockRows(db, 'properties', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateProperty(
@@ -85,12 +93,14 @@ export async function updateProperty(
   id: string,
   patch: PropertyPatch,
 ): Promise<PropertyRow | undefined> {
+  const { tags: _tags, ...columns } = patch;
   return db
     .updateTable('properties')
-    .set(patch)
+    .set(columns)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .returning(COLUMNS)
+    .returning(tagNamesColumn(db, 'properties'))
     .executeTakeFirst();
 }
 
@@ -122,11 +132,13 @@ export async function findPropertiesOfClient(
   const query = db
     .selectFrom('properties')
     .select(COLUMNS)
+    .select(tagNamesColumn(db, 'properties'))
     .where('account_id', '=', accountId)
     .where('client_id', '=', clientId)
     .orderBy('created_at')
     .orderBy('id');
-  return lockedIf(db, query, true).execute();
+  await lockRows(db, 'properties', { account_id: accountId, client_id: clientId });
+  return query.execute();
 }
 
 /** Counts of documents that name the property, only those above zero. */
@@ -179,7 +191,12 @@ export function listPropertiesPlan(
     filters.archived === undefined ? undefined : { column: 'archived', values: [filters.archived ? '1' : '0'] };
   return listPlan(
     db,
-    { table: 'properties', columns: COLUMNS, scope: { account_id: accountId } },
+    {
+      table: 'properties',
+      columns: COLUMNS,
+      scope: { account_id: accountId },
+      computed: (from) => tagNamesColumn(db, from, accountId),
+    },
     { keys, among, conditions: conditionsOf(filters) },
     page,
   );
@@ -210,7 +227,13 @@ export function searchPropertiesQuery(
   if (filters.archived !== undefined)
     query = query.where(unindexed(sql<SqlBool>`archived = ${filters.archived ? 1 : 0}`));
   for (const condition of conditionsOf(filters)) query = query.where(unindexed(condition.expression));
-  return applyPage(db.selectFrom(fenced(db, query).as('matched')).selectAll(), page);
+  return applyPage(
+    db
+      .selectFrom(fenced(db, query).as('matched'))
+      .selectAll()
+      .select(tagNamesColumn(db, 'matched', accountId)),
+    page,
+  );
 }
 
 /** Where each of the account's properties among `ids` is: its zone and location (null without one), for travel. */

@@ -11,6 +11,7 @@ export {
   listQuotes,
   presentQuote,
   quoteVersion,
+  updateQuote,
   SENDABLE_QUOTE,
   type QuoteAnswer,
 } from './quotes.service.js';

@@ -5,7 +5,7 @@ import {
   keysOf,
   type Listed,
   listPlan,
-  lockedIf,
+  lockRows,
   type PageRequest,
   runList,
   type SortFields,
@@ -14,6 +14,7 @@ import {
   timestampSorts,
 } from '../../db/index.js';
 import type { QuotePatch, QuoteRow } from '../../db/types.js';
+import { tagNamesColumn } from '../tags/index.js';
 import type { QuoteStatus } from './quotes.lifecycle.js';
 
 const COLUMNS = [
@@ -56,7 +57,6 @@ const COLUMNS = [
   'hosted_recipient',
   'metadata',
   'custom_fields',
-  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -75,8 +75,10 @@ export const QUOTE_SORTS: SortFields<QuoteRow> = {
   number: { kind: 'integer', expression: 'coalesce(number_seq, 0)', value: (row) => Number(row.number_seq ?? 0) },
 };
 
+/** A new quote's row; its tags are its links (modules/tags), written apart. */
 export async function insertQuote(db: Executor, row: QuoteRow): Promise<void> {
-  await db.insertInto('quotes').values(row).execute();
+  const { tags: _tags, ...columns } = row;
+  await db.insertInto('quotes').values(columns).execute();
 }
 
 export async function findQuote(
@@ -85,8 +87,14 @@ export async function findQuote(
   id: string,
   lock = false,
 ): Promise<QuoteRow | undefined> {
-  const query = db.selectFrom('quotes').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  const query = db
+    .selectFrom('quotes')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'quotes'))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  if (lock) await lockRows(db, 'quotes', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateQuote(
@@ -95,22 +103,26 @@ export async function updateQuote(
   id: string,
   patch: QuotePatch,
 ): Promise<QuoteRow | undefined> {
+  const { tags: _tags, ...columns } = patch;
   return db
     .updateTable('quotes')
-    .set(patch)
+    .set(columns)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .returning(COLUMNS)
+    .returning(tagNamesColumn(db, 'quotes'))
     .executeTakeFirst();
 }
 
 /** The quote a hub link names, in whichever account (the token is the credential). */
 export async function findQuoteByToken(db: Executor, token: string, lock = false): Promise<QuoteRow | undefined> {
-  return lockedIf(
-    db,
-    db.selectFrom('quotes').select(COLUMNS).where('hosted_token', '=', token),
-    lock,
-  ).executeTakeFirst();
+  if (lock) await lockRows(db, 'quotes', { hosted_token: token });
+  return db
+    .selectFrom('quotes')
+    .select(COLUMNS)
+    .select(tagNamesColumn(db, 'quotes'))
+    .where('hosted_token', '=', token)
+    .executeTakeFirst();
 }
 
 export async function deleteQuote(db: Executor, accountId: string, id: string): Promise<void> {
@@ -136,7 +148,12 @@ export function listQuotesPlan(db: Executor, accountId: string, filters: QuoteFi
   const among = filters.statuses && { column: 'status', values: filters.statuses };
   return listPlan(
     db,
-    { table: 'quotes', columns: COLUMNS, scope: { account_id: accountId } },
+    {
+      table: 'quotes',
+      columns: COLUMNS,
+      scope: { account_id: accountId },
+      computed: (from) => tagNamesColumn(db, from, accountId),
+    },
     { keys, among, conditions: [...timeBoundConditions(filters), ...(filters.custom ?? [])] },
     page,
   );

@@ -10,4 +10,5 @@ export {
   getServiceRequest,
   listServiceRequests,
   presentServiceRequest,
+  updateServiceRequest,
 } from './service-requests.service.js';

@@ -13,6 +13,7 @@ export {
   TagsSchema,
   tagFilterProperties,
 } from './tags.schemas.js';
+export { tagNamesColumn } from './tags.repository.js';
 export { deleteObjectTags, storedTags, tagConditions, writeTags } from './tags.service.js';
 
 /** What a tagged kind's routes take (http/resource-routes.ts `tags`). */

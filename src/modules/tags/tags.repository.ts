@@ -1,5 +1,6 @@
-// Tag queries: the tags, their links to objects, and the objects' `tags` JSON; every one scoped by account.
-import { sql } from 'kysely';
+// Tag queries: the tags, their links to objects (each object's list, in order), and the names an object's row
+// is read with; every one scoped by account.
+import { type Kysely, sql } from 'kysely';
 import {
   type Condition,
   type Executor,
@@ -7,6 +8,8 @@ import {
   type Listed,
   listPlan,
   lockedIf,
+  lockRows,
+  orderedJsonArray,
   type PageRequest,
   runList,
   type SortFields,
@@ -122,36 +125,30 @@ export async function moveCounts(
     where account_id = ${accountId} and id in (${sql.join([...tagIds])})`.execute(db);
 }
 
+/** Links an object to these tags, at these positions in its list (its answer's order). */
 export async function insertLinks(
   db: Executor,
   accountId: string,
   kind: TaggedKind,
   objectId: string,
-  tagIds: readonly string[],
+  links: ReadonlyArray<{ tagId: string; position: number }>,
 ): Promise<void> {
-  if (tagIds.length === 0) return;
+  if (links.length === 0) return;
   await db
     .insertInto('tag_links')
-    .values(tagIds.map((tagId) => ({ account_id: accountId, tag_id: tagId, resource: kind, object_id: objectId })))
+    .values(
+      links.map(({ tagId, position }) => ({
+        account_id: accountId,
+        tag_id: tagId,
+        resource: kind,
+        object_id: objectId,
+        position,
+      })),
+    )
     .execute();
 }
 
-export async function deleteLinks(
-  db: Executor,
-  accountId: string,
-  objectId: string,
-  tagIds: readonly string[],
-): Promise<void> {
-  if (tagIds.length === 0) return;
-  await db
-    .deleteFrom('tag_links')
-    .where('account_id', '=', accountId)
-    .where('object_id', '=', objectId)
-    .where('tag_id', 'in', [...tagIds])
-    .execute();
-}
-
-/** Every tag of an object, taken with it (its delete): answers the tags it held. */
+/** Every tag of an object, taken (its delete, or its list written anew): answers the tags it held. */
 export async function deleteObjectLinks(db: Executor, accountId: string, objectId: string): Promise<string[]> {
   const rows = await db
     .deleteFrom('tag_links')
@@ -162,42 +159,51 @@ export async function deleteObjectLinks(db: Executor, accountId: string, objectI
   return rows.map((row) => row.tag_id);
 }
 
-/** The objects holding a tag, of every kind (tag_links_tag_idx). */
-export async function linksOfTag(
-  db: Executor,
-  accountId: string,
-  tagId: string,
-): Promise<Array<{ resource: string; object_id: string }>> {
-  return db
-    .selectFrom('tag_links')
-    .select(['resource', 'object_id'])
-    .where('account_id', '=', accountId)
-    .where('tag_id', '=', tagId)
-    .execute();
-}
-
 export async function deleteTagLinks(db: Executor, accountId: string, tagId: string): Promise<void> {
   await db.deleteFrom('tag_links').where('account_id', '=', accountId).where('tag_id', '=', tagId).execute();
 }
 
-/** Moves one object's link from one tag to another. */
-export async function moveLink(
-  db: Executor,
-  accountId: string,
-  objectId: string,
-  from: string,
-  to: string,
-): Promise<void> {
+/**
+ * Merges tag `from` into tag `to` (its rename onto `to`'s name): an object holding both keeps its link to `to`,
+ * the others' links move to `to` in place (their positions kept), and `to`'s counts gain the moved links.
+ */
+export async function mergeLinks(db: Executor, accountId: string, from: string, to: string): Promise<void> {
+  await sql`delete from tag_links where account_id = ${accountId} and tag_id = ${from}
+    and object_id in (select object_id from tag_links where account_id = ${accountId} and tag_id = ${to})`.execute(db);
+  const moved = await db
+    .selectFrom('tag_links')
+    .select(['resource', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('account_id', '=', accountId)
+    .where('tag_id', '=', from)
+    .groupBy('resource')
+    .execute();
+  for (const { resource, count } of moved) await moveCounts(db, accountId, [to], resource as TaggedKind, Number(count));
   await db
     .updateTable('tag_links')
     .set({ tag_id: to })
     .where('account_id', '=', accountId)
-    .where('object_id', '=', objectId)
     .where('tag_id', '=', from)
     .execute();
 }
 
-/** An object's `tags` JSON, its row locked until the transaction ends; undefined when there is none. */
+/**
+ * An object's tag names in their order, as its `tags` column (JSON text), read with its row: a correlated
+ * subquery on tag_links_object_idx (account, object, position), each name from its tag's row, so that a rename
+ * changes one row. `from`: the row's table (or alias); `accountId`: the account as a value, for rows read
+ * without their account column (a list's), else that column.
+ */
+export function tagNamesColumn(db: Executor, from: string, accountId?: string) {
+  const account = accountId === undefined ? sql.ref(`${from}.account_id`) : sql`${accountId}`;
+  return orderedJsonArray(
+    db,
+    sql`t.name`,
+    sql`l.position`,
+    sql`from tag_links l join tags t on t.id = l.tag_id
+      where l.account_id = ${account} and l.object_id = ${sql.ref(`${from}.id`)}`,
+  ).as('tags');
+}
+
+/** An object's tag names (JSON text), its row locked until the transaction ends; undefined when there is none. */
 export async function lockObjectTags(
   db: Executor,
   kind: TaggedKind,
@@ -205,43 +211,27 @@ export async function lockObjectTags(
   id: string,
 ): Promise<string | undefined> {
   const table = TAGGED_TABLES[kind];
-  const query = db
+  // Locked first, read after: the names come from other tables (lockRows says why).
+  await lockRows(db, table, { account_id: accountId, id });
+  const row = await (db as unknown as Kysely<Record<string, { id: string; account_id: string }>>)
     .selectFrom(table)
-    .select(sql<string>`tags`.as('tags'))
+    .select(tagNamesColumn(db, table))
     .where('account_id', '=', accountId)
-    .where('id', '=', id);
-  const row = await lockedIf(db, query, true).executeTakeFirst();
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row?.tags;
 }
 
-/** Sets an object's `tags` JSON, and its updated_at when given (a rename of a tag leaves it). */
-export async function setObjectTags(
+/** Moves an object's updated_at (its tags changed through the add and remove endpoints). */
+export async function touchObject(
   db: Executor,
   kind: TaggedKind,
   accountId: string,
   id: string,
-  json: string,
-  updatedAt?: string,
+  updatedAt: string,
 ): Promise<void> {
-  const table = TAGGED_TABLES[kind];
-  const stamp = updatedAt === undefined ? sql`` : sql`, updated_at = ${updatedAt}`;
-  await sql`update ${sql.table(table)} set tags = ${json}${stamp} where account_id = ${accountId} and id = ${id}`.execute(
-    db,
-  );
-}
-
-/** The `tags` JSON of these objects of a kind. */
-export async function objectsTags(
-  db: Executor,
-  kind: TaggedKind,
-  accountId: string,
-  ids: readonly string[],
-): Promise<Array<{ id: string; tags: string }>> {
-  if (ids.length === 0) return [];
-  const table = TAGGED_TABLES[kind];
-  const rows = await sql<{ id: string; tags: string }>`select id, tags from ${sql.table(table)}
-    where account_id = ${accountId} and id in (${sql.join(ids.map((id) => sql`${id}`))})`.execute(db);
-  return rows.rows;
+  await sql`update ${sql.table(TAGGED_TABLES[kind])} set updated_at = ${updatedAt}
+    where account_id = ${accountId} and id = ${id}`.execute(db);
 }
 
 export async function listTags(

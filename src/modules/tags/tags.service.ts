@@ -1,8 +1,9 @@
 // Tags (docs/api-contract.md §27): the one writer of an object's tags (writeTags: a create's or a PUT's list, and
 // the add and remove endpoints), the list filters (tagConditions), and the account's tags (`/v1/tags`): made by
 // their first use, renamed (or merged) and deleted everywhere at once. Case-insensitive: a name's lower case is its
-// key, and the first spelling stays. An object's tags live twice, written together in its transaction: the names
-// in its row's `tags` JSON (what answers read) and a row of `tag_links` per tag (what filters and counts read).
+// key, and the first spelling stays. An object's tags are rows of `tag_links` (tag, kind, object, position), by the
+// tag's id: an object's row is read with its tags' names (tagNamesColumn), the filters and counts read the links,
+// and a rename changes the tag's row alone.
 import { sql, type SqlBool } from 'kysely';
 import { isUuid, newId } from '../../core/deps.js';
 import { conflict, fieldError, notFound, type Precondition } from '../../core/errors.js';
@@ -18,7 +19,7 @@ import {
 } from '../../db/index.js';
 import type { TagRow } from '../../db/types.js';
 import { inTransaction, type Context } from '../../kernel/context.js';
-import { recordChange, recordEvent } from '../events/index.js';
+import { noteFeedChange, recordChange, recordEvent } from '../events/index.js';
 import { requireRow } from '../shared/index.js';
 import * as repository from './tags.repository.js';
 import { type ListTagsInput, MAX_FILTER_TAGS, MAX_TAGS, type Tag, type TaggedKind } from './tags.schemas.js';
@@ -88,14 +89,19 @@ async function tagsNamed(tx: Context, names: readonly string[], field: string): 
       updated_at: now,
     })),
   );
-  for (const row of await repository.findTagsByKeys(tx.db, tx.accountId, missing.map(keyOf)))
+  for (const row of await repository.findTagsByKeys(tx.db, tx.accountId, missing.map(keyOf))) {
     found.set(row.name_key, row);
+    // A tag made by its first use has no event (§27 names tag.renamed and tag.deleted): the feed hears of it here.
+    await noteFeedChange(tx.db, tx.accountId, 'tag', row.id, false, now);
+  }
   return found;
 }
 
 /**
- * Writes an object's tags in the caller's transaction: `next` replaces `stored` (undefined: the body names no
- * tags, nothing changes). Answers the JSON to store in the object's row, or undefined when nothing changed.
+ * Writes an object's tags in the caller's transaction: `next` replaces `stored` (the names its row was read with;
+ * undefined: the body names no tags, nothing changes). A changed list is written anew, in its order, and the
+ * counts of the tags gained or lost move. Answers the names' JSON (the row's `tags` as read after the write), or
+ * undefined when nothing changed.
  */
 export async function writeTags(
   tx: Context,
@@ -112,15 +118,31 @@ export async function writeTags(
   const tags = await tagsNamed(tx, wanted, field);
   const names = wanted.map((name) => tags.get(keyOf(name))!.name);
   if (JSON.stringify(names) === JSON.stringify(current)) return undefined;
-  const before = new Set(current.map(keyOf));
-  const after = new Set(names.map(keyOf));
-  const added = names.filter((name) => !before.has(keyOf(name))).map((name) => tags.get(keyOf(name))!.id);
-  const removedKeys = current.map(keyOf).filter((key) => !after.has(key));
-  const removed = (await repository.findTagsByKeys(tx.db, tx.accountId, removedKeys)).map((row) => row.id);
-  await repository.deleteLinks(tx.db, tx.accountId, objectId, removed);
-  await repository.moveCounts(tx.db, tx.accountId, removed, kind, -1);
-  await repository.insertLinks(tx.db, tx.accountId, kind, objectId, added);
-  await repository.moveCounts(tx.db, tx.accountId, added, kind, 1);
+  // The links as they stand (a new object has none), not as `stored` says: they decide which counts move.
+  const held = new Set(stored === undefined ? [] : await repository.deleteObjectLinks(tx.db, tx.accountId, objectId));
+  const ids = names.map((name) => tags.get(keyOf(name))!.id);
+  const kept = new Set(ids);
+  await repository.moveCounts(
+    tx.db,
+    tx.accountId,
+    [...held].filter((id) => !kept.has(id)),
+    kind,
+    -1,
+  );
+  await repository.insertLinks(
+    tx.db,
+    tx.accountId,
+    kind,
+    objectId,
+    ids.map((tagId, position) => ({ tagId, position })),
+  );
+  await repository.moveCounts(
+    tx.db,
+    tx.accountId,
+    ids.filter((id) => !held.has(id)),
+    kind,
+    1,
+  );
   return JSON.stringify(names);
 }
 
@@ -156,7 +178,7 @@ export async function changeObjectTags<Item extends { id: string }>(
     const before = await get(tx, id);
     const json = await writeTags(tx, kind, id, next, stored);
     if (json === undefined) return before;
-    await repository.setObjectTags(tx.db, kind, tx.accountId, id, json, tx.clock.now().toISOString());
+    await repository.touchObject(tx.db, kind, tx.accountId, id, tx.clock.now().toISOString());
     const after = await get(tx, id);
     await recordChange(tx, { resource: kind, before, after });
     return after;
@@ -235,30 +257,10 @@ export async function getTag(ctx: Context, id: string): Promise<Tag> {
   return presentTag(await getRow(ctx, id));
 }
 
-/** Rewrites the `tags` JSON of every object holding `from` (names by key), leaving their updated_at. */
-async function rewriteHolders(
-  tx: Context,
-  from: TagRow,
-  rewrite: (names: string[]) => string[],
-): Promise<Array<{ resource: string; object_id: string }>> {
-  const links = await repository.linksOfTag(tx.db, tx.accountId, from.id);
-  const byKind = new Map<TaggedKind, string[]>();
-  for (const link of links) {
-    const kind = link.resource as TaggedKind;
-    byKind.set(kind, [...(byKind.get(kind) ?? []), link.object_id]);
-  }
-  for (const [kind, ids] of byKind)
-    for (let start = 0; start < ids.length; start += 500)
-      for (const object of await repository.objectsTags(tx.db, kind, tx.accountId, ids.slice(start, start + 500))) {
-        const names = storedTags(typeof object.tags === 'string' ? object.tags : JSON.stringify(object.tags));
-        await repository.setObjectTags(tx.db, kind, tx.accountId, object.id, JSON.stringify(rewrite(names)));
-      }
-  return links;
-}
-
 /**
  * Renames a tag everywhere. Onto another tag's name: 409 CONFLICT, unless `merge`, which moves this tag's objects
- * to that tag (an object holding both keeps one) and deletes this one. Objects keep their updated_at.
+ * to that tag (an object holding both keeps one) and deletes this one. Objects keep their rows and updated_at: the
+ * tag's row (and, merging, the links) change alone.
  */
 export async function renameTag(
   ctx: Context,
@@ -276,7 +278,6 @@ export async function renameTag(
     if (other === undefined) {
       if (name === current.name) return presentTag(current);
       const renamed = (await repository.updateTag(tx.db, tx.accountId, id, { name, name_key: key, updated_at: now }))!;
-      await rewriteHolders(tx, current, (names) => names.map((one) => (keyOf(one) === current.name_key ? name : one)));
       const tag = presentTag(renamed);
       await recordEvent(tx, 'tag.renamed', tag, { previous_attributes: { name: current.name } });
       return tag;
@@ -285,22 +286,10 @@ export async function renameTag(
       throw conflict(
         `The account already has the tag '${other.name}' (${other.id}). Rename with ?merge=true to merge this tag into it.`,
       );
-    const links = await rewriteHolders(tx, current, (names) => {
-      const holdsOther = names.some((one) => keyOf(one) === other.name_key);
-      return holdsOther
-        ? names.filter((one) => keyOf(one) !== current.name_key)
-        : names.map((one) => (keyOf(one) === current.name_key ? other.name : one));
-    });
-    const holdingOther = new Set(
-      (await repository.linksOfTag(tx.db, tx.accountId, other.id)).map((link) => link.object_id),
-    );
-    for (const link of links) {
-      if (holdingOther.has(link.object_id)) continue;
-      await repository.moveLink(tx.db, tx.accountId, link.object_id, current.id, other.id);
-      await repository.moveCounts(tx.db, tx.accountId, [other.id], link.resource as TaggedKind, 1);
-    }
-    await repository.deleteTagLinks(tx.db, tx.accountId, current.id);
+    await repository.mergeLinks(tx.db, tx.accountId, current.id, other.id);
     await repository.deleteTagRow(tx.db, tx.accountId, current.id);
+    // The merged tag is gone: its event is the rename of the tag it joined, the feed shows it deleted.
+    await noteFeedChange(tx.db, tx.accountId, 'tag', current.id, true, now);
     const merged = (await repository.updateTag(tx.db, tx.accountId, other.id, { updated_at: now }))!;
     const tag = presentTag(merged);
     await recordEvent(tx, 'tag.renamed', tag, {
@@ -310,7 +299,7 @@ export async function renameTag(
   });
 }
 
-/** Deletes a tag from every object that holds it (their updated_at kept), then the tag. */
+/** Deletes a tag and its links: gone from every object that held it, whose rows and updated_at stay. */
 export async function deleteTag(
   ctx: Context,
   id: string,
@@ -320,7 +309,6 @@ export async function deleteTag(
     const current = await getRow(tx, id, true);
     const tag = presentTag(current);
     precondition?.(tag);
-    await rewriteHolders(tx, current, (names) => names.filter((one) => keyOf(one) !== current.name_key));
     await repository.deleteTagLinks(tx.db, tx.accountId, current.id);
     await repository.deleteTagRow(tx.db, tx.accountId, current.id);
     await recordEvent(tx, 'tag.deleted', tag);

@@ -8,6 +8,7 @@ import { sql, type SqlBool } from 'kysely';
 import { applyPage, type Executor, type PageRequest } from '../../db/index.js';
 import type { VisitRow } from '../../db/types.js';
 import { LATE_STATUSES, type VisitStatus } from './visits.lifecycle.js';
+import { tagNamesColumn } from '../tags/index.js';
 import { lookbackFrom, VISIT_COLUMNS, type VisitFilters } from './visits.repository.js';
 
 export interface CalendarWindow {
@@ -71,6 +72,7 @@ export function calendarReads(
         .selectFrom('visit_assignees')
         .innerJoin('visits', 'visits.id', 'visit_assignees.visit_id')
         .select(VISIT_COLUMNS.map((column) => `visits.${column}` as const))
+        .select(tagNamesColumn(db, 'visits'))
         .where('visit_assignees.account_id', '=', accountId)
         .where('visit_assignees.team_member_id', '=', memberId)
         .where('visit_assignees.start_at', '>=', lookback)
@@ -97,7 +99,12 @@ export function calendarReads(
       .where(sql<SqlBool>`(end_at > ${window.from}) is true`);
     return query;
   };
-  const start = () => db.selectFrom('visits').select(VISIT_COLUMNS).where('account_id', '=', accountId);
+  const start = () =>
+    db
+      .selectFrom('visits')
+      .select(VISIT_COLUMNS)
+      .select(tagNamesColumn(db, 'visits'))
+      .where('account_id', '=', accountId);
   const driving = (['job_id', 'client_id', 'property_id', 'schedule_id'] as const).find(
     (key) => filters[key] !== undefined,
   );

@@ -9,6 +9,7 @@ import {
   type Listed,
   listPlan,
   lockedIf,
+  lockRows,
   type PageRequest,
   runList,
   type SortFields,
@@ -18,6 +19,7 @@ import {
 } from '../../db/index.js';
 import type { VisitPatch, VisitRow } from '../../db/types.js';
 import { addMinutes } from '../../core/time.js';
+import { tagNamesColumn } from '../tags/index.js';
 import { LATE_STATUSES, OPEN_STATUSES, type VisitStatus } from './visits.lifecycle.js';
 import { MAX_VISIT_MINUTES } from './visits.schemas.js';
 
@@ -51,7 +53,6 @@ export const VISIT_COLUMNS = [
   'external_id',
   'metadata',
   'custom_fields',
-  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -102,8 +103,10 @@ export async function findOccurrence(
   return row?.id;
 }
 
+/** A new visit's row; its tags are its links (modules/tags), written apart. */
 export async function insertVisit(db: Executor, row: VisitRow): Promise<void> {
-  await db.insertInto('visits').values(row).execute();
+  const { tags: _tags, ...columns } = row;
+  await db.insertInto('visits').values(columns).execute();
 }
 
 export async function findVisit(
@@ -112,8 +115,14 @@ export async function findVisit(
   id: string,
   lock = false,
 ): Promise<VisitRow | undefined> {
-  const query = db.selectFrom('visits').select(VISIT_COLUMNS).where('account_id', '=', accountId).where('id', '=', id);
-  return lockedIf(db, query, lock).executeTakeFirst();
+  const query = db
+    .selectFrom('visits')
+    .select(VISIT_COLUMNS)
+    .select(tagNamesColumn(db, 'visits'))
+    .where('account_id', '=', accountId)
+    .where('id', '=', id);
+  if (lock) await lockRows(db, 'visits', { account_id: accountId, id });
+  return query.executeTakeFirst();
 }
 
 export async function updateVisit(
@@ -122,12 +131,14 @@ export async function updateVisit(
   id: string,
   patch: VisitPatch,
 ): Promise<VisitRow | undefined> {
+  const { tags: _tags, ...columns } = patch;
   return db
     .updateTable('visits')
-    .set(patch)
+    .set(columns)
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .returning(VISIT_COLUMNS)
+    .returning(tagNamesColumn(db, 'visits'))
     .executeTakeFirst();
 }
 
@@ -152,6 +163,7 @@ export async function visitsOfJob(db: Executor, accountId: string, jobId: string
   return db
     .selectFrom('visits')
     .select(VISIT_COLUMNS)
+    .select(tagNamesColumn(db, 'visits'))
     .where('account_id', '=', accountId)
     .where('job_id', '=', jobId)
     .orderBy('created_at')
@@ -461,7 +473,12 @@ export function listVisitsPlan(db: Executor, accountId: string, filters: VisitFi
   const among = filters.statuses && { column: 'status', values: filters.statuses };
   return listPlan(
     db,
-    { table: 'visits', columns: VISIT_COLUMNS, scope: { account_id: accountId } },
+    {
+      table: 'visits',
+      columns: VISIT_COLUMNS,
+      scope: { account_id: accountId },
+      computed: (from) => tagNamesColumn(db, from, accountId),
+    },
     { keys, among, conditions },
     page,
   );
