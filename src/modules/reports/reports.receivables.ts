@@ -14,7 +14,17 @@ import {
   type OpenItemKey,
   openItemMovesOf,
 } from '../ledger/index.js';
-import { checkRange, notFoundClient, pagedInSql, reportOf, type Standing } from './reports.common.js';
+import {
+  checkRange,
+  type KeyKind,
+  notFoundClient,
+  paged,
+  pageRows,
+  positionOf,
+  reportOf,
+  type RowKey,
+  type Standing,
+} from './reports.common.js';
 import * as repository from './reports.repository.js';
 import type {
   AgedReceivablesInput,
@@ -80,6 +90,10 @@ type AgingParameters = {
   group_by: 'client' | 'invoice';
   client_id: string | null;
 };
+
+/** Rows in the order of their client's name (then id), an invoice's by due date (none first), then id. */
+const CLIENT_ROW_KEY: readonly KeyKind[] = ['text', 'text'];
+const INVOICE_ROW_KEY: readonly KeyKind[] = ['text', 'text', 'text', 'text'];
 
 function emptyFigures(labels: readonly string[]): AgingFigures {
   return {
@@ -208,35 +222,27 @@ export async function agedReceivables(
     totals.credit_amount += figures.credit_amount;
     totals.balance_amount += balance;
   }
-  const name = (row: { client_id: string }) => names.get(row.client_id) ?? '';
-  const byName = (a: AgingRow, b: AgingRow) =>
-    name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a.client_id < b.client_id ? -1 : a.client_id > b.client_id ? 1 : 0;
-  let rows: AgingRow[];
-  let rowCount: number;
+  let page: { rows: AgingRow[]; next: RowKey | null };
   if (groupBy === 'invoice') {
-    // Sorted without their numbers, so that only the page's numbers are read.
-    const sorted = invoiceRows.sort(
-      (a, b) =>
-        byName(a, b) ||
-        (a.due_date ?? '').localeCompare(b.due_date ?? '') ||
-        (a.invoice_id! < b.invoice_id! ? -1 : a.invoice_id! > b.invoice_id! ? 1 : 0),
+    // Paged without their numbers, so that only the page's numbers are read.
+    page = pageRows(
+      standing,
+      invoiceRows,
+      (row) => [row.client_name, row.client_id, row.due_date ?? '', row.invoice_id!],
+      INVOICE_ROW_KEY,
     );
-    const page = sorted.slice(standing.offset, standing.offset + standing.limit);
     const numbers = await repository.findLabels(
       ctx.db,
       ctx.accountId,
       'invoices',
-      page.map((row) => row.invoice_id!),
+      page.rows.map((row) => row.invoice_id!),
     );
-    rows = page.map((row) => ({ ...row, number: numbers.get(row.invoice_id!) ?? null }));
-    rowCount = sorted.length;
+    page.rows = page.rows.map((row) => ({ ...row, number: numbers.get(row.invoice_id!) ?? null }));
   } else {
     const all = [...byClient]
       .filter(([, figures]) => figures.open_amount !== 0 || figures.credit_amount !== 0)
-      .map(([clientId, figures]) => ({ client_id: clientId, client_name: names.get(clientId) ?? '', ...figures }))
-      .sort(byName);
-    rows = all.slice(standing.offset, standing.offset + standing.limit);
-    rowCount = all.length;
+      .map(([clientId, figures]) => ({ client_id: clientId, client_name: names.get(clientId) ?? '', ...figures }));
+    page = pageRows(standing, all, (row) => [row.client_name, row.client_id], CLIENT_ROW_KEY);
   }
   const parameters = {
     currency: standing.currency,
@@ -245,11 +251,14 @@ export async function agedReceivables(
     group_by: groupBy,
     client_id: input.client_id ?? null,
   };
-  return pagedInSql(reportOf('aged_receivables', standing, parameters, others, totals, rows), rowCount);
+  return paged(reportOf('aged_receivables', standing, parameters, others, totals, page.rows), page.next);
 }
 
 type StatementParameters = { currency: string; client_id: string; from: string; to: string };
 type StatementTotals = { opening_balance_amount: number; closing_balance_amount: number };
+
+/** A statement line's key: its day and sequence. */
+const STATEMENT_KEY: readonly KeyKind[] = ['date', 'integer'];
 
 const DESCRIPTIONS: Record<string, string> = {
   invoice_issued: 'Invoice',
@@ -276,9 +285,6 @@ export async function clientStatement(
     const open = invoices.reduce((sum, invoice) => sum + invoice.open, 0);
     return open - (credits.get(input.client_id) ?? 0);
   };
-  // Nothing is dated before the first day there is.
-  const opening = input.from <= '0001-01-01' ? 0 : await balanceOn(addDaysToDate(input.from, -1));
-  const closing = await balanceOn(input.to);
   const bounds = {
     clientId: input.client_id,
     currency: standing.currency,
@@ -286,15 +292,21 @@ export async function clientStatement(
     to: input.to,
     through: standing.sequence,
   };
-  // The page's lines (one more, to know whether more follow) and the balance before its first.
-  const period = await repository.findStatementLines(
-    ctx.db,
-    ctx.accountId,
-    bounds,
-    standing.offset,
-    standing.limit + 1,
-  );
-  const before = await repository.sumStatementLines(ctx.db, ctx.accountId, bounds, standing.offset);
+  // Nothing is dated before the first day there is.
+  const before = (day: string) => (day <= '0001-01-01' ? Promise.resolve(0) : balanceOn(addDaysToDate(day, -1)));
+  const opening = await before(input.from);
+  const closing = await balanceOn(input.to);
+  // A later page: its running balance starts from the balance after the cursor's line, that is the balance the day
+  // before that line's plus that day's entries up to its sequence. Both are bounded reads, wherever the page is.
+  const after = positionOf(standing, STATEMENT_KEY) as repository.StatementKey | undefined;
+  if (after && (after[0] < input.from || after[0] > input.to))
+    throw fieldError('cursor', 'was made for another statement: pass the same from and to as the first page');
+  const start = after
+    ? (after[0] === input.from ? opening : await before(after[0])) +
+      (await repository.sumDayThrough(ctx.db, ctx.accountId, bounds, after))
+    : opening;
+  // The page's lines, one more to know whether more follow.
+  const period = await repository.findStatementLines(ctx.db, ctx.accountId, bounds, after, standing.limit + 1);
   const others = await repository.countOtherCurrencies(ctx.db, ctx.accountId, bounds);
   const more = period.length > standing.limit;
   const lines = period.slice(0, standing.limit);
@@ -304,7 +316,7 @@ export async function clientStatement(
   const noteNumbers = await repository.findLabels(ctx.db, ctx.accountId, 'credit_notes', [
     ...new Set(lines.flatMap((entry) => (entry.credit_note_id ? [entry.credit_note_id] : []))),
   ]);
-  let balance = opening + before;
+  let balance = start;
   const rows: StatementLine[] = lines.map((entry) => {
     balance += entry.amount;
     const number = entry.credit_note_id
@@ -332,5 +344,6 @@ export async function clientStatement(
     { opening_balance_amount: opening, closing_balance_amount: closing },
     rows,
   );
-  return pagedInSql(report, standing.offset + rows.length + (more ? 1 : 0));
+  const last = rows[rows.length - 1];
+  return paged(report, more && last ? [last.effective_date, last.sequence] : null);
 }
