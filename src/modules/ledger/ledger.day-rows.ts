@@ -76,7 +76,39 @@ export async function keepDayRows<E extends DatedEntry, S extends DayShare>(
     .execute();
 }
 
-/** The rows of every currency from `from` to `to`, by the primary key's (account, currency, day) prefix. */
+/** One currency's rows from `from` to `to`: a range of the primary key (account, currency, day, rate key). */
+export function dayRowsQuery(
+  db: Executor,
+  table: DayRowsTable,
+  accountId: string,
+  currency: string,
+  from: string,
+  to: string,
+) {
+  return db
+    .selectFrom(table)
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('currency', '=', currency)
+    .where('effective_date', '>=', from)
+    .where('effective_date', '<=', to);
+}
+
+/** The account's first currency after `after` in the table: a seek of the primary key. */
+export function nextCurrencyQuery(db: Executor, table: DayRowsTable, accountId: string, after: string) {
+  return db
+    .selectFrom(table)
+    .select('currency')
+    .where('account_id', '=', accountId)
+    .where('currency', '>', after)
+    .orderBy('currency')
+    .limit(1);
+}
+
+/**
+ * The rows of every currency from `from` to `to`: each currency found by a seek past the one before, then its range
+ * of days, so that no read walks the account's other days.
+ */
 export async function findDayRows<Row>(
   db: Executor,
   table: DayRowsTable,
@@ -85,19 +117,19 @@ export async function findDayRows<Row>(
   to: string,
   columns: readonly string[],
 ): Promise<Row[]> {
-  const rows = (await db
-    .selectFrom(table)
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('effective_date', '>=', from)
-    .where('effective_date', '<=', to)
-    .execute()) as Record<string, unknown>[];
-  return rows.map((row) => {
-    const numbers: Record<string, number> = {
-      entry_count: Number(row.entry_count),
-      last_sequence: Number(row.last_sequence),
-    };
-    for (const column of columns) numbers[column] = Number(row[column]);
-    return { ...row, ...numbers } as Row;
-  });
+  const found: Row[] = [];
+  for (let after = ''; ; ) {
+    const next = await nextCurrencyQuery(db, table, accountId, after).executeTakeFirst();
+    if (!next) return found;
+    after = next.currency;
+    const rows = (await dayRowsQuery(db, table, accountId, after, from, to).execute()) as Record<string, unknown>[];
+    for (const row of rows) {
+      const numbers: Record<string, number> = {
+        entry_count: Number(row.entry_count),
+        last_sequence: Number(row.last_sequence),
+      };
+      for (const column of columns) numbers[column] = Number(row[column]);
+      found.push({ ...row, ...numbers } as Row);
+    }
+  }
 }
