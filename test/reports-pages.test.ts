@@ -1,8 +1,9 @@
-// Client statements page by a keyset cursor (contract §5, §24): a walk of every page of a long statement, a few
-// lines a page and page edges inside a day, gives every line once, in (date, sequence) order, each running balance
-// the one before plus its amount and the last the closing balance; entries written between pages (back-dated or
-// not) are not in the walk, whose cursor pins the sequence, and a fresh walk has them. Every report's cursor is
-// checked: a forged one, or another report's, is a 422. The figures are worked out by hand in the comments.
+// Reports page by a keyset cursor (contract §5, §24). A walk of every page of a long client statement, a few lines a
+// page and page edges inside a day, gives every line once, in (date, sequence) order, each running balance the one
+// before plus its amount and the last the closing balance; entries written between pages (back-dated or not) are
+// not in the walk, whose cursor pins the sequence, and a fresh walk has them. Aged receivables by invoice and by
+// client walk the same way (rows read a page at a time, by client). Every report's cursor is checked: a forged one,
+// or another report's, is a 422. The figures are worked out by hand in the comments.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../src/core/deps.js';
@@ -24,7 +25,7 @@ async function books() {
     return response.body.data;
   };
   const client = async (name: string) => (await call('POST', '/v1/clients', { name }, 201)).id as string;
-  const invoice = async (clientId: string, amount: number, issueDate: string) => {
+  const invoice = async (clientId: string, amount: number, issueDate: string, dueDate = '2026-12-31') => {
     const created = await call(
       'POST',
       '/v1/invoices',
@@ -32,7 +33,7 @@ async function books() {
         client_id: clientId,
         line_items: [{ description: 'Work', quantity: 1, unit_amount: amount }],
         issue_date: issueDate,
-        due_date: '2026-12-31',
+        due_date: dueDate,
       },
       201,
     );
@@ -47,7 +48,27 @@ async function books() {
       201,
     );
   const report = (path: string) => context.request('GET', path, { key });
-  return { call, client, invoice, pay, report };
+  /** Every page of `path` at `limit` rows; `between` runs after each page. */
+  const walk = async (path: string, limit: number, between?: (page: number) => Promise<void>) => {
+    const rows: Record<string, unknown>[] = [];
+    const seen: unknown[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const response = await report(`${path}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      assert.equal(response.status, 200, response.text);
+      pages++;
+      rows.push(...response.body.data.rows);
+      seen.push([response.body.data.ledger_sequence, response.body.data.totals]);
+      cursor = response.body.meta.pagination.next_cursor;
+      assert.equal(response.body.meta.pagination.has_more, cursor !== null);
+      if (cursor) assert.equal(response.body.data.rows.length, limit, 'a page before the last is full');
+      if (between) await between(pages);
+    } while (cursor);
+    for (const page of seen) assert.deepEqual(page, seen[0], 'every page pins the sequence and has the totals of all');
+    return { rows, pages, totals: (seen[0] as [number, unknown])[1] };
+  };
+  return { call, client, invoice, pay, report, walk };
 }
 
 /** 2026-10-01 plus `days`. */
@@ -217,4 +238,78 @@ test("a forged cursor, another report's, or one for other dates is a 422 on curs
   // The other reports check theirs too: the statement's cursor is no aging cursor.
   const wrong = await b.report(`/v1/reports/aged-receivables?as_of=2026-11-01&group_by=invoice&cursor=${cursor}`);
   assert.equal(wrong.status, 422, wrong.text);
+});
+
+test('aged receivables by invoice and by client: every row once, in order, a page at a time', async () => {
+  const b = await books();
+  // Made out of name order. Client k of B–F (k = 1–5) has k invoices of k × 1,000 + j × 100 (j = 0…k−1), issued
+  // 2026-09-01 and due 2026-10-01 + 7j days; A has none.
+  const ids = new Map<string, string>();
+  for (const letter of ['F', 'B', 'D', 'A', 'E', 'C']) ids.set(letter, await b.client(`Client ${letter}`));
+  const first = new Map<string, string>();
+  for (const [k, letter] of ['B', 'C', 'D', 'E', 'F'].entries())
+    for (let j = 0; j <= k; j++) {
+      const id = await b.invoice(ids.get(letter)!, (k + 1) * 1_000 + j * 100, '2026-09-01', day(7 * j));
+      if (j === 0) first.set(letter, id);
+    }
+  // E's first invoice paid 300 on 2026-10-20 (open 3,700 at 2026-11-01); D's paid 500 on 2026-11-10, after as_of.
+  await b.pay(first.get('E')!, 300, '2026-10-20');
+  await b.pay(first.get('D')!, 500, '2026-11-10');
+  const path = '/v1/reports/aged-receivables?as_of=2026-11-01&group_by=invoice';
+  const whole = (await b.report(`${path}&limit=100`)).body.data;
+  const expected = [
+    ['Client B', '2026-10-01', 1_000],
+    ['Client C', '2026-10-01', 2_000],
+    ['Client C', '2026-10-08', 2_100],
+    ['Client D', '2026-10-01', 3_000],
+    ['Client D', '2026-10-08', 3_100],
+    ['Client D', '2026-10-15', 3_200],
+    ['Client E', '2026-10-01', 3_700],
+    ['Client E', '2026-10-08', 4_100],
+    ['Client E', '2026-10-15', 4_200],
+    ['Client E', '2026-10-22', 4_300],
+    ['Client F', '2026-10-01', 5_000],
+    ['Client F', '2026-10-08', 5_100],
+    ['Client F', '2026-10-15', 5_200],
+    ['Client F', '2026-10-22', 5_300],
+    ['Client F', '2026-10-29', 5_400],
+  ];
+  const figures = (rows: Record<string, unknown>[]) => rows.map((row) => [row.client_name, row.due_date, row.open_amount]);
+  assert.deepEqual(figures(whole.rows), expected);
+  // 1,000 + 4,100 + 9,300 + 16,300 + 26,000 = 56,700 open; no credit at as_of.
+  assert.equal(whole.totals.open_amount, 56_700);
+  assert.equal(whole.totals.balance_amount, 56_700);
+  // Four rows a page: 15 rows are 4 pages. A payment back-dated to 2026-10-15 on F's first invoice, made after the
+  // second page, is not in the walk.
+  const walked = await b.walk(path, 4, async (page) => {
+    if (page === 2) await b.pay(first.get('F')!, 1_000, '2026-10-15');
+  });
+  assert.equal(walked.pages, 4);
+  assert.deepEqual(walked.rows, whole.rows);
+  assert.deepEqual(walked.totals, whole.totals);
+  // One row a page, past each client's edge.
+  const single = await b.walk(path.replace('as_of=2026-11-01', 'as_of=2026-11-01&buckets=10,20'), 1);
+  assert.equal(single.pages, 15);
+  assert.deepEqual(
+    single.rows.map((row) => row.invoice_id),
+    whole.rows.map((row: Record<string, unknown>) => row.invoice_id),
+  );
+  // A fresh walk has the payment: F's first invoice open 4,000, the total 55,700.
+  const fresh = await b.walk(path, 4);
+  assert.deepEqual(fresh.rows[10]!.open_amount, 4_000);
+  assert.equal((fresh.totals as { open_amount: number }).open_amount, 55_700);
+
+  // By client, two a page: B–F in name order, A (nothing open) left out.
+  const clients = await b.walk('/v1/reports/aged-receivables?as_of=2026-11-01', 2);
+  assert.equal(clients.pages, 3);
+  assert.deepEqual(
+    clients.rows.map((row) => [row.client_name, row.open_amount]),
+    [
+      ['Client B', 1_000],
+      ['Client C', 4_100],
+      ['Client D', 9_300],
+      ['Client E', 16_300],
+      ['Client F', 25_000],
+    ],
+  );
 });
