@@ -990,7 +990,9 @@ describe(`revenue's and the tax summary's day totals on ${onPostgres ? 'PostgreS
         text,
         onPostgres
           ? new RegExp(`Index (Only )?Scan using ${table}_pk\\b`)
-          : new RegExp(`SEARCH ${table} USING (COVERING )?INDEX sqlite_autoindex_${table}_1 \\(account_id=\\? AND currency[=>]\\?`),
+          : new RegExp(
+              `SEARCH ${table} USING (COVERING )?INDEX sqlite_autoindex_${table}_1 \\(account_id=\\? AND currency[=>]\\?`,
+            ),
         text,
       );
       assert.doesNotMatch(text, /Seq Scan|\bSCAN\b|\bSort\b|TEMP B-TREE/, text);

@@ -274,7 +274,8 @@ test('aged receivables by invoice and by client: every row once, in order, a pag
     ['Client F', '2026-10-22', 5_300],
     ['Client F', '2026-10-29', 5_400],
   ];
-  const figures = (rows: Record<string, unknown>[]) => rows.map((row) => [row.client_name, row.due_date, row.open_amount]);
+  const figures = (rows: Record<string, unknown>[]) =>
+    rows.map((row) => [row.client_name, row.due_date, row.open_amount]);
   assert.deepEqual(figures(whole.rows), expected);
   // 1,000 + 4,100 + 9,300 + 16,300 + 26,000 = 56,700 open; no credit at as_of.
   assert.equal(whole.totals.open_amount, 56_700);

@@ -34,33 +34,38 @@ export function zeroAmounts<C extends string>(columns: readonly C[]): Record<C, 
  * Adds the entries' shares to their rows in one statement: the shares are first summed into one row per (currency,
  * day, rate key), as PostgreSQL updates a row at most once per statement. Called in the posting's transaction.
  */
-export async function keepDayRows<E extends DatedEntry, S extends DayShare>(
+export async function keepDayRows<E extends DatedEntry>(
   db: Executor,
   table: DayRowsTable,
   accountId: string,
   entries: readonly E[],
-  sharesOf: (entry: E) => readonly S[],
-  columns: readonly (keyof S & string)[],
+  sharesOf: (entry: E) => readonly DayShare[],
+  columns: readonly string[],
 ): Promise<void> {
   const rows = new Map<string, Record<string, unknown> & { entry_count: number; last_sequence: number }>();
   for (const entry of entries)
     for (const share of sharesOf(entry)) {
       const key = `${entry.currency} ${entry.effective_date} ${share.rate_key}`;
-      const row = rows.get(key) ?? {
-        account_id: accountId,
-        currency: entry.currency,
-        effective_date: entry.effective_date,
-        rate_key: share.rate_key,
-        tax_rate_id: share.tax_rate_id,
-        name: share.name,
-        percentage: share.percentage,
-        ...zeroAmounts(columns),
-        last_sequence: 0,
-      };
+      let row = rows.get(key);
+      if (!row) {
+        row = {
+          account_id: accountId,
+          currency: entry.currency,
+          effective_date: entry.effective_date,
+          rate_key: share.rate_key,
+          tax_rate_id: share.tax_rate_id,
+          name: share.name,
+          percentage: share.percentage,
+          entry_count: 0,
+          last_sequence: 0,
+        };
+        for (const column of columns) row[column] = 0;
+        rows.set(key, row);
+      }
       row.entry_count += share.entry_count;
-      for (const column of columns) row[column] = (row[column] as number) + (share[column] as number);
+      const amounts = share as unknown as Record<string, number>;
+      for (const column of columns) row[column] = (row[column] as number) + amounts[column]!;
       row.last_sequence = Math.max(row.last_sequence, entry.sequence);
-      rows.set(key, row);
     }
   if (rows.size === 0) return;
   const added = (column: string) => sql<number>`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;

@@ -279,7 +279,14 @@ async function invoicePage(
       batch.push(clientId);
       wanted += counts.get(clientId)!;
     }
-    const read = await findSettledOpenInvoices(ctx.db, ctx.accountId, asOf, standing.sequence, standing.currency, batch);
+    const read = await findSettledOpenInvoices(
+      ctx.db,
+      ctx.accountId,
+      asOf,
+      standing.sequence,
+      standing.currency,
+      batch,
+    );
     const invoices: OpenInvoice[] = read.map((item) => ({
       invoiceId: item.item_id,
       clientId: item.client_id,

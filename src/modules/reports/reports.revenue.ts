@@ -284,12 +284,11 @@ export async function taxSummary(
     return { key, row: answer };
   });
   // By name, percentage, then the rate's key (its id, or a version-1 rate's name).
-  const page = pageRows(
-    standing,
-    answered,
-    ({ key, row }) => [row.name ?? '', row.percentage ?? -1, key],
-    ['text', 'number', 'text'],
-  );
+  const page = pageRows(standing, answered, ({ key, row }) => [row.name ?? '', row.percentage ?? -1, key], [
+    'text',
+    'number',
+    'text',
+  ]);
   const parameters = { currency: standing.currency, from: input.from, to: input.to, basis };
   const report = reportOf(
     'tax_summary',
