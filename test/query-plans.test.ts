@@ -147,6 +147,31 @@ before(async () => {
   }));
   await context.database.db.insertInto('ledger_invoice_figures').values(rows).execute();
   await sql`analyze ledger_invoice_figures`.execute(context.database.db);
+  // The kept day totals likewise: another account's days in two currencies beside the document account's few.
+  const days = Array.from({ length: 400 }, (_, index) => ({
+    account_id: accountId,
+    currency: index % 2 === 0 ? 'USD' : 'EUR',
+    effective_date: new Date(Date.UTC(2025, 0, 1 + index)).toISOString().slice(0, 10),
+    rate_key: '',
+    tax_rate_id: null,
+    name: null,
+    percentage: null,
+    entry_count: 1,
+    net_amount: 10_000,
+    no_tax_amount: 10_000,
+    taxable_amount: 0,
+    tax_amount: 0,
+    invoices_tax_amount: 0,
+    credit_notes_tax_amount: 0,
+    last_sequence: index + 1,
+  }));
+  await context.database.db.insertInto('ledger_day_totals').values(days).execute();
+  await context.database.db
+    .insertInto('ledger_cash_day_totals')
+    .values(days.map((row) => ({ ...row, unapplied_amount: 0 })))
+    .execute();
+  await sql`analyze ledger_day_totals`.execute(context.database.db);
+  await sql`analyze ledger_cash_day_totals`.execute(context.database.db);
 });
 after(() => context.close());
 
