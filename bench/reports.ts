@@ -211,6 +211,18 @@ async function seed(database: Database, base: string, key: string, accountId: st
   return clients;
 }
 
+/** The loop figures the server wrote on the last SIGUSR2: read again until whole (a busy server writes late). */
+async function readLoop(loopFile: string): Promise<{ maxMs: number }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return JSON.parse(fs.readFileSync(loopFile, 'utf8')) as { maxMs: number };
+    } catch (error) {
+      if (attempt === 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 async function measure(base: string, key: string, url: string, pid: number, loopFile: string) {
   const headers = { authorization: `Bearer ${key}` };
   for (let warm = 0; warm < 3; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
@@ -230,7 +242,7 @@ async function measure(base: string, key: string, url: string, pid: number, loop
   }
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const loop = JSON.parse(fs.readFileSync(loopFile, 'utf8')) as { maxMs: number };
+  const loop = await readLoop(loopFile);
   latencies.sort((a, b) => a - b);
   return {
     p50: round(percentile(latencies, 50)),
