@@ -8,7 +8,10 @@
 // their entries written as `postEntries` writes them (the day totals, cash day totals, open items and invoice figures
 // by the ledger's own keepers); the payments' and credit notes' own rows are not written (the reports read the ledger
 // only).
-// `npm run bench:reports`; REPORTS_INVOICES (default 100000), REPORTS_REQUESTS (30), SCALE_ENGINE (sqlite | postgres).
+// A client's statement is also asked at its first and its last page of 10 lines (the last reached by following the
+// cursors): a keyset cursor, so the last page costs what the first does.
+// `npm run bench:reports`; REPORTS_INVOICES (the size: default 100000; a few hundred proves it runs),
+// REPORTS_REQUESTS (30), SCALE_ENGINE (sqlite | postgres). Only the 100,000-invoice run writes bench/results.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -208,6 +211,18 @@ async function seed(database: Database, base: string, key: string, accountId: st
   return clients;
 }
 
+/** The loop figures the server wrote on the last SIGUSR2: read again until whole (a busy server writes late). */
+async function readLoop(loopFile: string): Promise<{ maxMs: number }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return JSON.parse(fs.readFileSync(loopFile, 'utf8')) as { maxMs: number };
+    } catch (error) {
+      if (attempt === 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 async function measure(base: string, key: string, url: string, pid: number, loopFile: string) {
   const headers = { authorization: `Bearer ${key}` };
   for (let warm = 0; warm < 3; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
@@ -227,7 +242,7 @@ async function measure(base: string, key: string, url: string, pid: number, loop
   }
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const loop = JSON.parse(fs.readFileSync(loopFile, 'utf8')) as { maxMs: number };
+  const loop = await readLoop(loopFile);
   latencies.sort((a, b) => a - b);
   return {
     p50: round(percentile(latencies, 50)),
@@ -235,6 +250,17 @@ async function measure(base: string, key: string, url: string, pid: number, loop
     non200,
     loopMaxMs: round(loop.maxMs),
   };
+}
+
+/** The cursor of the last page of `url` (null when it has one page), following each page's `next_cursor`. */
+async function lastCursorOf(base: string, key: string, url: string): Promise<string | null> {
+  let cursor: string | null = null;
+  for (;;) {
+    const page = (await api(base, key, 'GET', cursor ? `${url}&cursor=${cursor}` : url)).json;
+    const next = page.meta.pagination.next_cursor as string | null;
+    if (next === null) return cursor;
+    cursor = next;
+  }
 }
 
 async function runEngine(
@@ -260,6 +286,8 @@ async function runEngine(
   );
   const pid = server.process.pid as number;
   const asOf = dayBefore(120);
+  const statement = `/v1/reports/client-statement?client_id=${clients[7]}&from=${dayBefore(400)}&to=${TODAY}&limit=10`;
+  const lastPage = await lastCursorOf(server.url, seeded.key, statement);
   const cases: [string, string][] = [
     ['invoices page (baseline)', '/v1/invoices?limit=100'],
     ['aged receivables by client', `/v1/reports/aged-receivables?as_of=${asOf}`],
@@ -268,6 +296,8 @@ async function runEngine(
       'client statement, a year',
       `/v1/reports/client-statement?client_id=${clients[7]}&from=${dayBefore(365)}&to=${TODAY}`,
     ],
+    ['client statement, first page of 10 lines', statement],
+    ['client statement, last page of 10 lines', lastPage ? `${statement}&cursor=${lastPage}` : statement],
     ['revenue accrual, a year by month', `/v1/reports/revenue?from=${dayBefore(365)}&to=${TODAY}&interval=month`],
     [
       'revenue cash, a quarter by week',

@@ -20,9 +20,14 @@ import { INVOICE_SORTS, listInvoicesPlan } from '../src/modules/invoices/invoice
 import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js';
 import { listPaymentsPlan, PAYMENT_SORTS } from '../src/modules/invoices/payments.repository.js';
 import { ENTRY_SORTS, listEntriesPlan } from '../src/modules/ledger/ledger.repository.js';
-import { openItemsOnQuery, settledOpenItemsOnQuery } from '../src/modules/ledger/ledger.open-items.js';
+import {
+  openItemsOnQuery,
+  settledOpenInvoicesQuery,
+  settledOpenItemSumsQuery,
+} from '../src/modules/ledger/ledger.open-items.js';
 import { jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
-import { statementLinesQuery } from '../src/modules/reports/reports.repository.js';
+import { dayRowsQuery, nextCurrencyQuery } from '../src/modules/ledger/ledger.day-rows.js';
+import { dayThroughQuery, statementPageQuery } from '../src/modules/reports/reports.repository.js';
 import { CREDIT_NOTE_SORTS, listCreditNotesPlan } from '../src/modules/credit-notes/credit-notes.repository.js';
 import { listQuotesPlan, QUOTE_SORTS } from '../src/modules/quotes/quotes.repository.js';
 import {
@@ -150,6 +155,49 @@ before(async () => {
   }));
   await context.database.db.insertInto('ledger_invoice_figures').values(rows).execute();
   await sql`analyze ledger_invoice_figures`.execute(context.database.db);
+  // The kept day totals likewise: another account's days in two currencies beside the document account's few.
+  const days = Array.from({ length: 400 }, (_, index) => ({
+    account_id: accountId,
+    currency: index % 2 === 0 ? 'USD' : 'EUR',
+    effective_date: new Date(Date.UTC(2025, 0, 1 + index)).toISOString().slice(0, 10),
+    rate_key: '',
+    tax_rate_id: null,
+    name: null,
+    percentage: null,
+    entry_count: 1,
+    net_amount: 10_000,
+    no_tax_amount: 10_000,
+    taxable_amount: 0,
+    tax_amount: 0,
+    invoices_tax_amount: 0,
+    credit_notes_tax_amount: 0,
+    last_sequence: index + 1,
+  }));
+  await context.database.db.insertInto('ledger_day_totals').values(days).execute();
+  await context.database.db
+    .insertInto('ledger_cash_day_totals')
+    .values(days.map((row) => ({ ...row, unapplied_amount: 0 })))
+    .execute();
+  // And open items: the document account's own few beside many of the other account's, in 40 clients each, so that
+  // a read of some clients' items is a range of the client index, as it is at scale.
+  const items = Array.from({ length: 800 }, (_, index) => ({
+    account_id: index % 2 === 0 ? accountId : documentAccountId,
+    kind: 'invoice',
+    item_id: `019a8f4e-7c1a-7d2b-9a41-${String(index).padStart(12, '0')}`,
+    client_id: `019a8f4e-7c1a-7d2b-9a42-${String(index % 80).padStart(12, '0')}`,
+    currency: 'USD',
+    opened_on: new Date(Date.UTC(2025, 0, 1 + (index % 300))).toISOString().slice(0, 10),
+    closed_on: '9999-12-31',
+    span_class: 99,
+    last_entry_on: new Date(Date.UTC(2025, 0, 1 + (index % 300))).toISOString().slice(0, 10),
+    due_date: null,
+    amount: 1_000,
+    last_sequence: index + 1,
+  }));
+  await context.database.db.insertInto('ledger_open_items').values(items).execute();
+  await sql`analyze ledger_open_items`.execute(context.database.db);
+  await sql`analyze ledger_day_totals`.execute(context.database.db);
+  await sql`analyze ledger_cash_day_totals`.execute(context.database.db);
 });
 after(() => context.close());
 
@@ -715,9 +763,19 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     false,
   ],
   [
-    'aged receivables: the items still open with nothing after the day, a range of the still-open class',
-    () => settledOpenItemsOnQuery(db(), documentAccountId, '2026-11-21', 1000),
+    'aged receivables: the items still open with nothing after the day, summed per client and bucket from a range of the still-open class',
+    () => settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, ['2026-10-22', '2026-09-22']),
     'ledger_open_items_account_span_idx',
+    true,
+  ],
+  [
+    "aged receivables by invoice: a page's clients' open invoices with nothing after the day, a range of each client's",
+    () =>
+      settledOpenInvoicesQuery(db(), documentAccountId, '2026-11-21', 1000, 'USD', [
+        '019a8f4e-7c1a-7d2b-9a42-000000000001',
+        '019a8f4e-7c1a-7d2b-9a42-000000000003',
+      ]),
+    'ledger_open_items_account_client_span_idx',
     false,
   ],
   [
@@ -727,18 +785,46 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     false,
   ],
   [
-    "a client statement's page of lines: the client's entries by day, in order",
+    "a client statement's balances: the client's items with nothing after the day, summed",
+    () => settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, [], ID),
+    'ledger_open_items_account_client_span_idx',
+    true,
+  ],
+  [
+    "a client statement's first page of lines: the client's entries by day, in order",
     () =>
-      statementLinesQuery(db(), documentAccountId, {
-        clientId: ID,
-        currency: 'USD',
-        from: '2026-01-01',
-        to: '2026-12-31',
-        through: 1000,
-      })
-        .select(['sequence', 'amount'])
-        .limit(101)
-        .offset(100),
+      statementPageQuery(
+        db(),
+        documentAccountId,
+        { clientId: ID, currency: 'USD', from: '2026-01-01', to: '2026-12-31', through: 1000 },
+        undefined,
+        101,
+      ),
+    'ledger_entries_account_client_date_idx',
+    false,
+  ],
+  [
+    "a client statement's later page: a seek of the client's entries by day past the cursor's (day, sequence)",
+    () =>
+      statementPageQuery(
+        db(),
+        documentAccountId,
+        { clientId: ID, currency: 'USD', from: '2026-01-01', to: '2026-12-31', through: 1000 },
+        ['2026-06-01', 500],
+        101,
+      ),
+    'ledger_entries_account_client_date_idx',
+    false,
+  ],
+  [
+    "a client statement's later page: the cursor's day summed up to its sequence",
+    () =>
+      dayThroughQuery(
+        db(),
+        documentAccountId,
+        { clientId: ID, currency: 'USD', from: '2026-01-01', to: '2026-12-31', through: 1000 },
+        ['2026-06-01', 500],
+      ),
     'ledger_entries_account_client_date_idx',
     false,
   ],
@@ -988,6 +1074,43 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
 describe(`document, payment and event lists on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each from its index`, () => {
   for (const [name, query, index, sorts] of DOCUMENT_CASES) {
     test(name, async () => assertReads(await plan(query()), index, sorts));
+  }
+});
+
+/** Contract section 24: revenue and the tax summary read the kept day totals per currency, by their primary key. */
+const DAY_TOTAL_CASES: Array<[string, () => Compilable, 'ledger_day_totals' | 'ledger_cash_day_totals']> = [
+  [
+    'a currency of the kept day totals, a range of its days',
+    () => dayRowsQuery(db(), 'ledger_day_totals', documentAccountId, 'USD', '2026-01-01', '2026-12-31'),
+    'ledger_day_totals',
+  ],
+  [
+    'the next currency of the kept day totals, a seek',
+    () => nextCurrencyQuery(db(), 'ledger_day_totals', documentAccountId, 'EUR'),
+    'ledger_day_totals',
+  ],
+  [
+    'a currency of the kept cash day totals, a range of its days',
+    () => dayRowsQuery(db(), 'ledger_cash_day_totals', documentAccountId, 'USD', '2026-01-01', '2026-12-31'),
+    'ledger_cash_day_totals',
+  ],
+];
+
+describe(`revenue's and the tax summary's day totals on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
+  for (const [name, query, table] of DAY_TOTAL_CASES) {
+    test(name, async () => {
+      const text = await plan(query());
+      assert.match(
+        text,
+        onPostgres
+          ? new RegExp(`Index (Only )?Scan using ${table}_pk\\b`)
+          : new RegExp(
+              `SEARCH ${table} USING (COVERING )?INDEX sqlite_autoindex_${table}_1 \\(account_id=\\? AND currency[=>]\\?`,
+            ),
+        text,
+      );
+      assert.doesNotMatch(text, /Seq Scan|\bSCAN\b|\bSort\b|TEMP B-TREE/, text);
+    });
   }
 });
 

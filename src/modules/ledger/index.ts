@@ -35,17 +35,21 @@ export {
   jobSumsQuery,
 } from './ledger.invoice-figures.js';
 export {
+  daysBefore,
   findEntriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
-  findSettledOpenItemsOn,
+  findSettledOpenInvoices,
+  findSettledOpenItemSums,
   itemKeyOf,
   type OpenItemEntry,
   type OpenItemKey,
   openItemMovesOf,
   openItemsOnQuery,
-  type SettledOpenItem,
-  settledOpenItemsOnQuery,
+  type SettledOpenInvoice,
+  type SettledSum,
+  settledOpenInvoicesQuery,
+  settledOpenItemSumsQuery,
 } from './ledger.open-items.js';
 export {
   effectiveDateOf,

@@ -3,9 +3,9 @@
 // less its releases, and credit-note refunds, each split cumulatively over its document's net and taxes, and the
 // money received but left unapplied. A move depends only on its document's entries up to it, so it is computed once,
 // as the entry posts, in the posting's transaction; cash revenue and the cash tax summary read these rows by day.
-import { sql } from 'kysely';
 import { type Executor, fromJson } from '../../db/index.js';
 import type { LedgerCashDayTotalRow } from '../../db/types.js';
+import { type DayShare, findDayRows, keepDayRows, zeroAmounts } from './ledger.day-rows.js';
 import { rateKeyOf, untaxedOf } from './ledger.day-totals.js';
 import { largestRemainder, proRata } from './ledger.money.js';
 import { INVOICE_DOCUMENT_TYPES } from './ledger.schemas.js';
@@ -242,23 +242,9 @@ export const CASH_AMOUNT_COLUMNS = [
 ] as const;
 type CashAmounts = Record<(typeof CASH_AMOUNT_COLUMNS)[number], number> & { entry_count: number };
 
-export interface CashShare extends CashAmounts {
-  rate_key: string;
-  tax_rate_id: string | null;
-  name: string | null;
-  percentage: string | null;
-}
+export interface CashShare extends CashAmounts, DayShare {}
 
-const zero = (): CashAmounts => ({
-  entry_count: 0,
-  net_amount: 0,
-  no_tax_amount: 0,
-  taxable_amount: 0,
-  tax_amount: 0,
-  invoices_tax_amount: 0,
-  credit_notes_tax_amount: 0,
-  unapplied_amount: 0,
-});
+const zero = (): CashAmounts => zeroAmounts(CASH_AMOUNT_COLUMNS);
 
 /** The rows a cash entry adds to: the day's ('' key: its move, the money left unapplied, a count) and its rates'. */
 export function cashSharesOf(entry: CashEntry, move: CashMove | undefined): CashShare[] {
@@ -300,68 +286,17 @@ export async function keepCashDayTotals(db: Executor, accountId: string, posted:
   const cash = posted.filter((entry) => CASH.has(entry.type));
   if (cash.length === 0) return;
   const moves = await cashMovesOf(db, accountId, cash);
-  const rows = new Map<string, LedgerCashDayTotalRow>();
-  for (const entry of cash)
-    for (const share of cashSharesOf(entry, moves.get(entry.sequence))) {
-      const key = `${entry.currency} ${entry.effective_date} ${share.rate_key}`;
-      const row = rows.get(key) ?? {
-        account_id: accountId,
-        currency: entry.currency,
-        effective_date: entry.effective_date,
-        rate_key: share.rate_key,
-        tax_rate_id: share.tax_rate_id,
-        name: share.name,
-        percentage: share.percentage,
-        ...zero(),
-        last_sequence: 0,
-      };
-      row.entry_count += share.entry_count;
-      for (const column of CASH_AMOUNT_COLUMNS) row[column] += share[column];
-      row.last_sequence = Math.max(row.last_sequence, entry.sequence);
-      rows.set(key, row);
-    }
-  const added = (column: string) =>
-    sql<number>`${sql.ref(`ledger_cash_day_totals.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
-  await db
-    .insertInto('ledger_cash_day_totals')
-    .values([...rows.values()])
-    .onConflict((conflict) =>
-      conflict.columns(['account_id', 'currency', 'effective_date', 'rate_key']).doUpdateSet({
-        entry_count: added('entry_count'),
-        net_amount: added('net_amount'),
-        no_tax_amount: added('no_tax_amount'),
-        taxable_amount: added('taxable_amount'),
-        tax_amount: added('tax_amount'),
-        invoices_tax_amount: added('invoices_tax_amount'),
-        credit_notes_tax_amount: added('credit_notes_tax_amount'),
-        unapplied_amount: added('unapplied_amount'),
-        last_sequence: sql<number>`${sql.ref('excluded.last_sequence')}`,
-      }),
-    )
-    .execute();
+  await keepDayRows(
+    db,
+    'ledger_cash_day_totals',
+    accountId,
+    cash,
+    (entry) => cashSharesOf(entry, moves.get(entry.sequence)),
+    CASH_AMOUNT_COLUMNS,
+  );
 }
 
 /** The cash day totals of every currency from `from` to `to`, by the primary key's (account, currency, day) prefix. */
-export async function findCashDayTotals(
-  db: Executor,
-  accountId: string,
-  from: string,
-  to: string,
-): Promise<LedgerCashDayTotalRow[]> {
-  const rows = await db
-    .selectFrom('ledger_cash_day_totals')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('effective_date', '>=', from)
-    .where('effective_date', '<=', to)
-    .execute();
-  return rows.map((row) => {
-    const numbers = Object.fromEntries(CASH_AMOUNT_COLUMNS.map((column) => [column, Number(row[column])]));
-    return {
-      ...row,
-      ...numbers,
-      entry_count: Number(row.entry_count),
-      last_sequence: Number(row.last_sequence),
-    } as LedgerCashDayTotalRow;
-  });
+export function findCashDayTotals(db: Executor, accountId: string, from: string, to: string) {
+  return findDayRows<LedgerCashDayTotalRow>(db, 'ledger_cash_day_totals', accountId, from, to, CASH_AMOUNT_COLUMNS);
 }

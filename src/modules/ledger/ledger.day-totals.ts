@@ -3,9 +3,9 @@
 // "totals kept as entries post, never a scan of the account's documents"). Kept here, in the posting's
 // transaction and under its sequence lock, so that no writer can post an entry without them; each row also
 // keeps the last sequence summed in, so that a report at an older sequence takes back exactly the later entries.
-import { sql } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import type { LedgerDayTotalRow } from '../../db/types.js';
+import { type DayShare, findDayRows, keepDayRows, zeroAmounts } from './ledger.day-rows.js';
 
 /** The entry types the day totals sum: the documents' (§24 "Accrual"). */
 export const DAY_TOTAL_TYPES = [
@@ -49,12 +49,7 @@ export const AMOUNT_COLUMNS = [
 export type DayTotalAmounts = Record<(typeof AMOUNT_COLUMNS)[number], number> & { entry_count: number };
 
 /** One row's share of an entry. */
-export interface DayTotalShare extends DayTotalAmounts {
-  rate_key: string;
-  tax_rate_id: string | null;
-  name: string | null;
-  percentage: string | null;
-}
+export interface DayTotalShare extends DayTotalAmounts, DayShare {}
 
 /** A rate's key in the totals: its id (`v1:` and its name for a version-1 rate) and percentage. */
 export function rateKeyOf(tax: { tax_rate_id: string | null; name: string | null; percentage: number | null }): string {
@@ -74,15 +69,7 @@ export function untaxedOf(net: number, taxables: readonly number[]): number {
   return net < 0 ? -rest : rest;
 }
 
-const zero = (): DayTotalAmounts => ({
-  entry_count: 0,
-  net_amount: 0,
-  no_tax_amount: 0,
-  taxable_amount: 0,
-  tax_amount: 0,
-  invoices_tax_amount: 0,
-  credit_notes_tax_amount: 0,
-});
+const zero = (): DayTotalAmounts => zeroAmounts(AMOUNT_COLUMNS);
 
 /** The rows an entry adds to: the day's ('' key) and one per rate it names; none for other types. */
 export function dayTotalSharesOf(entry: DayTotalSource): DayTotalShare[] {
@@ -121,76 +108,16 @@ export function dayTotalSharesOf(entry: DayTotalSource): DayTotalShare[] {
   return shares;
 }
 
-/** Adds the posted entries to their rows in one statement (one row per key: PostgreSQL updates a row once). */
+/** Adds the posted entries to their rows in one statement. Called by `postEntries` alone. */
 export async function keepDayTotals(
   db: Executor,
   accountId: string,
   entries: readonly DayTotalSource[],
 ): Promise<void> {
-  const rows = new Map<string, LedgerDayTotalRow>();
-  for (const entry of entries)
-    for (const share of dayTotalSharesOf(entry)) {
-      const key = `${entry.currency} ${entry.effective_date} ${share.rate_key}`;
-      const row = rows.get(key) ?? {
-        account_id: accountId,
-        currency: entry.currency,
-        effective_date: entry.effective_date,
-        rate_key: share.rate_key,
-        tax_rate_id: share.tax_rate_id,
-        name: share.name,
-        percentage: share.percentage,
-        ...zero(),
-        last_sequence: 0,
-      };
-      row.entry_count += share.entry_count;
-      for (const column of AMOUNT_COLUMNS) row[column] += share[column];
-      row.last_sequence = Math.max(row.last_sequence, entry.sequence);
-      rows.set(key, row);
-    }
-  if (rows.size === 0) return;
-  const added = (column: string) =>
-    sql<number>`${sql.ref(`ledger_day_totals.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
-  await db
-    .insertInto('ledger_day_totals')
-    .values([...rows.values()])
-    .onConflict((conflict) =>
-      conflict.columns(['account_id', 'currency', 'effective_date', 'rate_key']).doUpdateSet({
-        entry_count: added('entry_count'),
-        net_amount: added('net_amount'),
-        no_tax_amount: added('no_tax_amount'),
-        taxable_amount: added('taxable_amount'),
-        tax_amount: added('tax_amount'),
-        invoices_tax_amount: added('invoices_tax_amount'),
-        credit_notes_tax_amount: added('credit_notes_tax_amount'),
-        last_sequence: sql<number>`${sql.ref('excluded.last_sequence')}`,
-      }),
-    )
-    .execute();
+  await keepDayRows(db, 'ledger_day_totals', accountId, entries, dayTotalSharesOf, AMOUNT_COLUMNS);
 }
 
 /** The day totals of every currency from `from` to `to`, by the primary key's (account, currency, day) prefix. */
-export async function findDayTotals(
-  db: Executor,
-  accountId: string,
-  from: string,
-  to: string,
-): Promise<LedgerDayTotalRow[]> {
-  const rows = await db
-    .selectFrom('ledger_day_totals')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('effective_date', '>=', from)
-    .where('effective_date', '<=', to)
-    .execute();
-  return rows.map((row) => ({
-    ...row,
-    entry_count: Number(row.entry_count),
-    net_amount: Number(row.net_amount),
-    no_tax_amount: Number(row.no_tax_amount),
-    taxable_amount: Number(row.taxable_amount),
-    tax_amount: Number(row.tax_amount),
-    invoices_tax_amount: Number(row.invoices_tax_amount),
-    credit_notes_tax_amount: Number(row.credit_notes_tax_amount),
-    last_sequence: Number(row.last_sequence),
-  }));
+export function findDayTotals(db: Executor, accountId: string, from: string, to: string) {
+  return findDayRows<LedgerDayTotalRow>(db, 'ledger_day_totals', accountId, from, to, AMOUNT_COLUMNS);
 }

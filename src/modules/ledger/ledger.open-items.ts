@@ -6,6 +6,7 @@
 // sum those items' own entries at the report's sequence; items an entry after that sequence touched are added, so
 // an older `?ledger_sequence=N` is repeated exactly.
 import { Temporal } from '@js-temporal/polyfill';
+import { sql } from 'kysely';
 import { daysBetween } from '../../core/time.js';
 import type { Executor } from '../../db/index.js';
 import type { LedgerOpenItemRow } from '../../db/types.js';
@@ -197,7 +198,7 @@ export interface OpenItemKey {
  * The items that may be open on `day` as the ledger stands now, to be summed from their entries (every currency; one
  * client's with `clientId`): per span class a range of the (account[, client], class, opened_on) index — a span of
  * class k open on `day` opened after `day` − 4^k — and the items still open, opened by `day`, with an entry after
- * it (those with none are `settledOpenItemsOnQuery`'s). Reads about as many keys as items open that day.
+ * it (those with none are `settledOpenItemsOn`'s). Reads about as many keys as items open that day.
  */
 export function openItemsOnQuery(db: Executor, accountId: string, day: string, clientId?: string) {
   const arm = (spanClass: number, openedAfter: string | null) => {
@@ -219,26 +220,17 @@ export function openItemsOnQuery(db: Executor, accountId: string, day: string, c
 }
 
 /** `day` less `days`, as a date (never before 0001-01-01). */
-function daysBefore(day: string, days: number): string {
+export function daysBefore(day: string, days: number): string {
   const earlier = Temporal.PlainDate.from(day).subtract({ days });
   return earlier.year < 1 ? '0001-01-01' : earlier.toString();
 }
 
 /**
- * The items still open whose every entry is dated by `day` and none after the sequence `through`: open on `day`
- * with their kept amount and due date, no entry read (a range of the same index, the rest filtered).
+ * The items still open whose every entry is dated by `day` and none after the sequence `through` ("settled"): open on
+ * `day` with their kept amount and due date, no entry read (a range of the same index, the rest filtered).
  */
-export function settledOpenItemsOnQuery(
-  db: Executor,
-  accountId: string,
-  day: string,
-  through: number,
-  clientId?: string,
-) {
-  let query = db
-    .selectFrom('ledger_open_items')
-    .select(['kind', 'item_id', 'client_id', 'currency', 'amount', 'due_date', 'opened_on'])
-    .where('account_id', '=', accountId);
+function settledOpenItemsOn(db: Executor, accountId: string, day: string, through: number, clientId?: string) {
+  let query = db.selectFrom('ledger_open_items').where('account_id', '=', accountId);
   if (clientId !== undefined) query = query.where('client_id', '=', clientId);
   return query
     .where('span_class', '=', OPEN_CLASS)
@@ -248,26 +240,112 @@ export function settledOpenItemsOnQuery(
     .where('amount', '<>', 0);
 }
 
-export interface SettledOpenItem extends OpenItemKey {
+/** Settled items summed: per currency, client, kind and aging bucket (0 for a source's credit), their amount and count. */
+export interface SettledSum {
+  currency: string;
+  client_id: string;
+  kind: OpenItemKind;
+  bucket: number;
+  amount: number;
+  count: number;
+}
+
+/**
+ * The settled items (`settledOpenItemsOn`) summed per currency, client, kind and bucket by the database, so that
+ * a report reads a few rows per client rather than a row per open item. An invoice's bucket is the number of
+ * `bucketStarts` (increasing days past due, as the days they start: `day` − b) its due date (else the day it opened)
+ * is before, less none: 0 for a due date on or after `day` ("current"), 1 for one on or after `day` − b1, and so on.
+ */
+export function settledOpenItemSumsQuery(
+  db: Executor,
+  accountId: string,
+  day: string,
+  through: number,
+  bucketStarts: readonly string[],
+  clientId?: string,
+) {
+  const due = sql`coalesce(${sql.ref('due_date')}, ${sql.ref('opened_on')})`;
+  const arms = [day, ...bucketStarts].map((start, index) => sql`when ${due} >= ${start} then ${sql.lit(index)}`);
+  const bucket = sql<number>`case when ${sql.ref('kind')} <> 'invoice' then 0 ${sql.join(arms, sql` `)} else ${sql.lit(
+    bucketStarts.length + 1,
+  )} end`;
+  return settledOpenItemsOn(db, accountId, day, through, clientId)
+    .select([
+      'currency',
+      'client_id',
+      'kind',
+      bucket.as('bucket'),
+      sql<number | string>`sum(${sql.ref('amount')})`.as('amount'),
+      sql<number | string>`count(*)`.as('count'),
+    ])
+    .groupBy(['currency', 'client_id', 'kind', sql.ref('bucket') as never]);
+}
+
+export async function findSettledOpenItemSums(
+  db: Executor,
+  accountId: string,
+  day: string,
+  through: number,
+  bucketStarts: readonly string[],
+  clientId?: string,
+): Promise<SettledSum[]> {
+  const rows = await settledOpenItemSumsQuery(db, accountId, day, through, bucketStarts, clientId).execute();
+  return rows.map((row) => ({
+    currency: row.currency,
+    client_id: row.client_id,
+    kind: row.kind as OpenItemKind,
+    bucket: Number(row.bucket),
+    amount: Number(row.amount),
+    count: Number(row.count),
+  }));
+}
+
+/** A settled open invoice (an aging row): its kept amount, due date and the day it opened. */
+export interface SettledOpenInvoice {
+  item_id: string;
+  client_id: string;
   amount: number;
   due_date: string | null;
   opened_on: string;
 }
 
-export async function findSettledOpenItemsOn(
+/** The settled open invoices of some clients in one currency: a range of the client's index per client. */
+export function settledOpenInvoicesQuery(
   db: Executor,
   accountId: string,
   day: string,
   through: number,
-  clientId?: string,
-): Promise<SettledOpenItem[]> {
-  const rows = await settledOpenItemsOnQuery(db, accountId, day, through, clientId).execute();
-  return rows.map((row) => ({
-    ...(row as OpenItemKey),
-    amount: Number(row.amount),
-    due_date: row.due_date,
-    opened_on: row.opened_on,
-  }));
+  currency: string,
+  clientIds: readonly string[],
+) {
+  return settledOpenItemsOn(db, accountId, day, through)
+    .select(['item_id', 'client_id', 'amount', 'due_date', 'opened_on'])
+    .where('client_id', 'in', [...clientIds])
+    .where('kind', '=', 'invoice')
+    .where('currency', '=', currency);
+}
+
+export async function findSettledOpenInvoices(
+  db: Executor,
+  accountId: string,
+  day: string,
+  through: number,
+  currency: string,
+  clientIds: readonly string[],
+): Promise<SettledOpenInvoice[]> {
+  const found: SettledOpenInvoice[] = [];
+  for (let start = 0; start < clientIds.length; start += 500) {
+    const rows = await settledOpenInvoicesQuery(
+      db,
+      accountId,
+      day,
+      through,
+      currency,
+      clientIds.slice(start, start + 500),
+    ).execute();
+    for (const row of rows) found.push({ ...row, amount: Number(row.amount) });
+  }
+  return found;
 }
 
 export async function findOpenItemsOn(

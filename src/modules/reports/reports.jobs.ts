@@ -5,7 +5,7 @@
 // figures per invoice as entries post; the database sums them per job for the invoices no later entry moved.
 import { AppError } from '../../core/errors.js';
 import type { Context } from '../../kernel/context.js';
-import { checkRange, reportOf, type Standing } from './reports.common.js';
+import { checkRange, paged, pageRows, reportOf, type Standing } from './reports.common.js';
 import {
   figureHistoriesOf,
   findInvoiceFiguresMovedAfter,
@@ -128,11 +128,7 @@ export async function jobProfitability(
   totals.margin_amount = totals.revenue_amount - totals.cost_amount;
   totals.margin_basis_points = basisPointsOf(totals.margin_amount, totals.revenue_amount);
   // By number (jobs without one last), then id: the same order at the same sequence.
-  rows.sort((a, b) => {
-    const left = a.number ?? '\uffff';
-    const right = b.number ?? '\uffff';
-    return left < right ? -1 : left > right ? 1 : a.job_id < b.job_id ? -1 : 1;
-  });
+  const page = pageRows(standing, rows, (row) => [row.number ?? '\uffff', row.job_id], ['text', 'text']);
   const otherCurrencies: OtherCurrency[] = [...others]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([currency, count]) => ({ currency, count }));
@@ -143,5 +139,5 @@ export async function jobProfitability(
     client_id: input.client_id ?? null,
     job_id: input.job_id ?? null,
   };
-  return reportOf('job_profitability', standing, parameters, otherCurrencies, totals, rows);
+  return paged(reportOf('job_profitability', standing, parameters, otherCurrencies, totals, page.rows), page.next);
 }

@@ -6,15 +6,29 @@ import { fieldError } from '../../core/errors.js';
 import { addDaysToDate } from '../../core/time.js';
 import type { Context } from '../../kernel/context.js';
 import {
+  daysBefore,
   findEntriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
-  findSettledOpenItemsOn,
+  findSettledOpenInvoices,
+  findSettledOpenItemSums,
   itemKeyOf,
   type OpenItemKey,
   openItemMovesOf,
+  type SettledSum,
 } from '../ledger/index.js';
-import { checkRange, notFoundClient, pagedInSql, reportOf, type Standing } from './reports.common.js';
+import {
+  checkRange,
+  compareKeys,
+  type KeyKind,
+  notFoundClient,
+  paged,
+  pageRows,
+  positionOf,
+  reportOf,
+  type RowKey,
+  type Standing,
+} from './reports.common.js';
 import * as repository from './reports.repository.js';
 import type {
   AgedReceivablesInput,
@@ -81,6 +95,10 @@ type AgingParameters = {
   client_id: string | null;
 };
 
+/** Rows in the order of their client's name (then id), an invoice's by due date (none first), then id. */
+const CLIENT_ROW_KEY: readonly KeyKind[] = ['text', 'text'];
+const INVOICE_ROW_KEY: readonly KeyKind[] = ['text', 'text', 'text', 'text'];
+
 function emptyFigures(labels: readonly string[]): AgingFigures {
   return {
     buckets: labels.map((label) => ({ label, amount: 0 })),
@@ -91,41 +109,44 @@ function emptyFigures(labels: readonly string[]): AgingFigures {
 }
 
 /**
- * The items (invoices' receivables, payments' and credit notes' credit) open on `day` at the standing's sequence,
- * in its currency, with their amounts then. Three reads, each by index: the items still open with no entry after the
- * day nor after the sequence, whose kept amount and due date are theirs then (no entry read); the other items that
- * may be open that day as the books stand now (the kept spans); and those an entry after the sequence moved. The
- * last two are summed from their own entries up to the sequence and the day. Other currencies' items are counted.
+ * What is open on `day` at the standing's sequence, in its currency. Three reads, each by index: the items still open
+ * with no entry after the day nor after the sequence ("settled"), whose kept amount and due date are theirs then,
+ * summed per client, kind and bucket by the database (no entry read, a few rows per client); the other items that may
+ * be open that day as the books stand now (the kept spans); and those an entry after the sequence moved. The last two
+ * are summed from their own entries up to the sequence and the day. Other currencies' items are counted.
  */
-async function openItemsAt(ctx: Context, standing: Standing, day: string, clientId?: string) {
-  const settled = await findSettledOpenItemsOn(ctx.db, ctx.accountId, day, standing.sequence, clientId);
+async function openItemsAt(
+  ctx: Context,
+  standing: Standing,
+  day: string,
+  bounds: readonly number[],
+  clientId?: string,
+) {
+  const starts = bounds.map((bound) => daysBefore(day, bound));
+  const sums = await findSettledOpenItemSums(ctx.db, ctx.accountId, day, standing.sequence, starts, clientId);
   const kept = await findOpenItemsOn(ctx.db, ctx.accountId, day, clientId);
   const moved = await findItemsMovedAfter(ctx.db, ctx.accountId, standing.sequence, clientId);
   const keys = new Map<string, OpenItemKey>();
   for (const key of [...kept, ...moved]) keys.set(itemKeyOf(key), key);
   const mine = [...keys.values()].filter((key) => key.currency === standing.currency);
   const counts = new Map<string, number>();
-  for (const key of [...settled, ...kept])
-    if (key.currency !== standing.currency) counts.set(key.currency, (counts.get(key.currency) ?? 0) + 1);
+  const count = (currency: string, items: number) => {
+    if (currency !== standing.currency) counts.set(currency, (counts.get(currency) ?? 0) + items);
+  };
+  for (const sum of sums) count(sum.currency, sum.count);
+  for (const key of kept) count(key.currency, 1);
   const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
-  const invoices = new Map<string, OpenInvoice>();
+  const settled: SettledSum[] = [];
   const credits = new Map<string, number>();
-  for (const item of settled) {
-    if (item.currency !== standing.currency) continue;
-    if (item.kind !== 'invoice') credits.set(item.client_id, (credits.get(item.client_id) ?? 0) + item.amount);
-    else
-      invoices.set(`${item.item_id} ${item.client_id}`, {
-        invoiceId: item.item_id,
-        clientId: item.client_id,
-        open: item.amount,
-        dueDate: item.due_date,
-        issuedOn: item.opened_on,
-      });
+  for (const sum of sums) {
+    if (sum.currency !== standing.currency) continue;
+    if (sum.kind === 'invoice') settled.push(sum);
+    else credits.set(sum.client_id, (credits.get(sum.client_id) ?? 0) + sum.amount);
   }
   const entries = await findEntriesOfItems(ctx.db, ctx.accountId, mine, standing.sequence, day);
   const wanted = new Set(mine.map(itemKeyOf));
   const dueDates = new Map<string, string>();
-  const summed = new Set<string>();
+  const invoices = new Map<string, OpenInvoice>();
   for (const entry of entries) {
     if (entry.invoice_id !== null && entry.due_date !== null) dueDates.set(entry.invoice_id, entry.due_date);
     for (const move of openItemMovesOf(entry)) {
@@ -135,7 +156,6 @@ async function openItemsAt(ctx: Context, standing: Standing, day: string, client
         continue;
       }
       const key = `${move.item_id} ${move.client_id}`;
-      summed.add(key);
       const invoice = invoices.get(key) ?? {
         invoiceId: move.item_id,
         clientId: move.client_id,
@@ -147,11 +167,8 @@ async function openItemsAt(ctx: Context, standing: Standing, day: string, client
       invoices.set(key, invoice);
     }
   }
-  for (const key of summed) {
-    const invoice = invoices.get(key)!;
-    invoice.dueDate = dueDates.get(invoice.invoiceId) ?? null;
-  }
-  return { invoices: [...invoices.values()].filter((invoice) => invoice.open !== 0), credits, others };
+  for (const invoice of invoices.values()) invoice.dueDate = dueDates.get(invoice.invoiceId) ?? null;
+  return { settled, invoices: [...invoices.values()].filter((invoice) => invoice.open !== 0), credits, others };
 }
 
 export async function agedReceivables(
@@ -163,80 +180,60 @@ export async function agedReceivables(
   const labels = bucketLabels(bounds);
   const asOf = input.as_of ?? standing.today;
   const groupBy = input.group_by ?? 'client';
-  const { invoices: open, credits, others } = await openItemsAt(ctx, standing, asOf, input.client_id);
-  const balances = new Map<string, number>();
-  for (const invoice of open) balances.set(invoice.clientId, (balances.get(invoice.clientId) ?? 0) + invoice.open);
-  for (const [clientId, credit] of credits) balances.set(clientId, (balances.get(clientId) ?? 0) - credit);
-  const clientIds = [...new Set([...balances.keys(), ...open.map((invoice) => invoice.clientId)])];
-  const names = await repository.findLabels(ctx.db, ctx.accountId, 'clients', clientIds);
-  const byClient = new Map<string, AgingFigures>();
-  const invoiceRows: AgingRow[] = [];
-  const totals = emptyFigures(labels);
+  const { settled, invoices: open, credits, others } = await openItemsAt(ctx, standing, asOf, bounds, input.client_id);
   // Days past due by day numbers: a report ages thousands of invoices, and Temporal's polyfill is slow per call.
   const asOfNumber = dayNumber(asOf);
-  for (const invoice of open) {
-    const due = invoice.dueDate ?? invoice.issuedOn;
-    const daysPastDue = asOfNumber - dayNumber(due);
-    const index = bucketIndex(bounds, daysPastDue);
-    const figures = byClient.get(invoice.clientId) ?? emptyFigures(labels);
-    byClient.set(invoice.clientId, figures);
-    figures.buckets[index]!.amount += invoice.open;
-    figures.open_amount += invoice.open;
-    totals.buckets[index]!.amount += invoice.open;
-    totals.open_amount += invoice.open;
-    if (groupBy === 'invoice') {
+  const daysPastDue = (invoice: OpenInvoice) => asOfNumber - dayNumber(invoice.dueDate ?? invoice.issuedOn);
+  const byClient = new Map<string, AgingFigures>();
+  /** Each client's open invoices (an invoice row each). */
+  const invoiceCounts = new Map<string, number>();
+  const totals = emptyFigures(labels);
+  const figuresOf = (clientId: string) => {
+    const figures = byClient.get(clientId) ?? emptyFigures(labels);
+    byClient.set(clientId, figures);
+    return figures;
+  };
+  const addOpen = (clientId: string, bucket: number, amount: number, invoices: number) => {
+    const figures = figuresOf(clientId);
+    figures.buckets[bucket]!.amount += amount;
+    figures.open_amount += amount;
+    totals.buckets[bucket]!.amount += amount;
+    totals.open_amount += amount;
+    invoiceCounts.set(clientId, (invoiceCounts.get(clientId) ?? 0) + invoices);
+  };
+  for (const sum of settled) addOpen(sum.client_id, sum.bucket, sum.amount, sum.count);
+  for (const invoice of open) addOpen(invoice.clientId, bucketIndex(bounds, daysPastDue(invoice)), invoice.open, 1);
+  for (const [clientId, credit] of credits) figuresOf(clientId).credit_amount += credit;
+  for (const figures of byClient.values()) {
+    figures.balance_amount = figures.open_amount - figures.credit_amount;
+    totals.credit_amount += figures.credit_amount;
+    totals.balance_amount += figures.balance_amount;
+  }
+  const names = await repository.findLabels(ctx.db, ctx.accountId, 'clients', [...byClient.keys()]);
+  const nameOf = (clientId: string) => names.get(clientId) ?? '';
+  let page: { rows: AgingRow[]; next: RowKey | null };
+  if (groupBy === 'invoice') {
+    page = await invoicePage(ctx, standing, asOf, invoiceCounts, nameOf, open, (invoice) => {
+      const days = daysPastDue(invoice);
       const row = emptyFigures(labels);
-      row.buckets[index]!.amount = invoice.open;
-      invoiceRows.push({
+      row.buckets[bucketIndex(bounds, days)]!.amount = invoice.open;
+      return {
         client_id: invoice.clientId,
-        client_name: names.get(invoice.clientId) ?? '',
+        client_name: nameOf(invoice.clientId),
         invoice_id: invoice.invoiceId,
         number: null,
         due_date: invoice.dueDate,
-        days_past_due: daysPastDue,
+        days_past_due: days,
         ...row,
         open_amount: invoice.open,
         balance_amount: invoice.open,
-      });
-    }
-  }
-  for (const [clientId, balance] of balances) {
-    const figures = byClient.get(clientId) ?? emptyFigures(labels);
-    figures.balance_amount = balance;
-    figures.credit_amount = figures.open_amount - balance;
-    byClient.set(clientId, figures);
-    totals.credit_amount += figures.credit_amount;
-    totals.balance_amount += balance;
-  }
-  const name = (row: { client_id: string }) => names.get(row.client_id) ?? '';
-  const byName = (a: AgingRow, b: AgingRow) =>
-    name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a.client_id < b.client_id ? -1 : a.client_id > b.client_id ? 1 : 0;
-  let rows: AgingRow[];
-  let rowCount: number;
-  if (groupBy === 'invoice') {
-    // Sorted without their numbers, so that only the page's numbers are read.
-    const sorted = invoiceRows.sort(
-      (a, b) =>
-        byName(a, b) ||
-        (a.due_date ?? '').localeCompare(b.due_date ?? '') ||
-        (a.invoice_id! < b.invoice_id! ? -1 : a.invoice_id! > b.invoice_id! ? 1 : 0),
-    );
-    const page = sorted.slice(standing.offset, standing.offset + standing.limit);
-    const numbers = await repository.findLabels(
-      ctx.db,
-      ctx.accountId,
-      'invoices',
-      page.map((row) => row.invoice_id!),
-    );
-    rows = page.map((row) => ({ ...row, number: numbers.get(row.invoice_id!) ?? null }));
-    rowCount = sorted.length;
+      };
+    });
   } else {
     const all = [...byClient]
       .filter(([, figures]) => figures.open_amount !== 0 || figures.credit_amount !== 0)
-      .map(([clientId, figures]) => ({ client_id: clientId, client_name: names.get(clientId) ?? '', ...figures }))
-      .sort(byName);
-    rows = all.slice(standing.offset, standing.offset + standing.limit);
-    rowCount = all.length;
+      .map(([clientId, figures]) => ({ client_id: clientId, client_name: nameOf(clientId), ...figures }));
+    page = pageRows(standing, all, (row) => [row.client_name, row.client_id], CLIENT_ROW_KEY);
   }
   const parameters = {
     currency: standing.currency,
@@ -245,11 +242,81 @@ export async function agedReceivables(
     group_by: groupBy,
     client_id: input.client_id ?? null,
   };
-  return pagedInSql(reportOf('aged_receivables', standing, parameters, others, totals, rows), rowCount);
+  return paged(reportOf('aged_receivables', standing, parameters, others, totals, page.rows), page.next);
+}
+
+/**
+ * A page of invoice rows, in the order of their client's name and id, then due date (none first) and id. The clients
+ * with open invoices are put in that order (their counts are known from the sums); from the cursor's client on,
+ * batches of clients holding about the rows the page still needs have their settled open invoices read (by the
+ * client's index) beside those summed from entries, so a page reads about its own rows, not every open invoice.
+ */
+async function invoicePage(
+  ctx: Context,
+  standing: Standing,
+  asOf: string,
+  counts: ReadonlyMap<string, number>,
+  nameOf: (clientId: string) => string,
+  unsettled: readonly OpenInvoice[],
+  rowOf: (invoice: OpenInvoice) => AgingRow,
+): Promise<{ rows: AgingRow[]; next: RowKey | null }> {
+  const keyOf = (row: AgingRow): RowKey => [row.client_name, row.client_id, row.due_date ?? '', row.invoice_id!];
+  const clients = [...counts]
+    .filter(([, count]) => count > 0)
+    .map(([clientId]) => [nameOf(clientId), clientId] as const)
+    .sort(compareKeys);
+  const after = positionOf(standing, INVOICE_ROW_KEY);
+  let index = 0;
+  if (after) while (index < clients.length && compareKeys(clients[index]!, after.slice(0, 2)) < 0) index++;
+  const byClient = new Map<string, OpenInvoice[]>();
+  for (const invoice of unsettled) byClient.set(invoice.clientId, [...(byClient.get(invoice.clientId) ?? []), invoice]);
+  const rows: AgingRow[] = [];
+  let found = 0;
+  while (index < clients.length && found <= standing.limit) {
+    const batch: string[] = [];
+    for (let wanted = 0; index < clients.length && wanted <= standing.limit - found; index++) {
+      const clientId = clients[index]![1];
+      batch.push(clientId);
+      wanted += counts.get(clientId)!;
+    }
+    const read = await findSettledOpenInvoices(
+      ctx.db,
+      ctx.accountId,
+      asOf,
+      standing.sequence,
+      standing.currency,
+      batch,
+    );
+    const invoices: OpenInvoice[] = read.map((item) => ({
+      invoiceId: item.item_id,
+      clientId: item.client_id,
+      open: item.amount,
+      dueDate: item.due_date,
+      issuedOn: item.opened_on,
+    }));
+    for (const clientId of batch) invoices.push(...(byClient.get(clientId) ?? []));
+    for (const invoice of invoices) {
+      const row = rowOf(invoice);
+      rows.push(row);
+      if (!after || compareKeys(keyOf(row), after) > 0) found++;
+    }
+  }
+  const page = pageRows(standing, rows, keyOf, INVOICE_ROW_KEY);
+  // Only the page's numbers are read.
+  const numbers = await repository.findLabels(
+    ctx.db,
+    ctx.accountId,
+    'invoices',
+    page.rows.map((row) => row.invoice_id!),
+  );
+  return { rows: page.rows.map((row) => ({ ...row, number: numbers.get(row.invoice_id!) ?? null })), next: page.next };
 }
 
 type StatementParameters = { currency: string; client_id: string; from: string; to: string };
 type StatementTotals = { opening_balance_amount: number; closing_balance_amount: number };
+
+/** A statement line's key: its day and sequence. */
+const STATEMENT_KEY: readonly KeyKind[] = ['date', 'integer'];
 
 const DESCRIPTIONS: Record<string, string> = {
   invoice_issued: 'Invoice',
@@ -272,13 +339,11 @@ export async function clientStatement(
   const names = await repository.findLabels(ctx.db, ctx.accountId, 'clients', [input.client_id]);
   if (!names.has(input.client_id)) throw notFoundClient(input.client_id);
   const balanceOn = async (day: string) => {
-    const { invoices, credits } = await openItemsAt(ctx, standing, day, input.client_id);
-    const open = invoices.reduce((sum, invoice) => sum + invoice.open, 0);
+    const { settled, invoices, credits } = await openItemsAt(ctx, standing, day, [], input.client_id);
+    const open =
+      settled.reduce((sum, item) => sum + item.amount, 0) + invoices.reduce((sum, invoice) => sum + invoice.open, 0);
     return open - (credits.get(input.client_id) ?? 0);
   };
-  // Nothing is dated before the first day there is.
-  const opening = input.from <= '0001-01-01' ? 0 : await balanceOn(addDaysToDate(input.from, -1));
-  const closing = await balanceOn(input.to);
   const bounds = {
     clientId: input.client_id,
     currency: standing.currency,
@@ -286,15 +351,21 @@ export async function clientStatement(
     to: input.to,
     through: standing.sequence,
   };
-  // The page's lines (one more, to know whether more follow) and the balance before its first.
-  const period = await repository.findStatementLines(
-    ctx.db,
-    ctx.accountId,
-    bounds,
-    standing.offset,
-    standing.limit + 1,
-  );
-  const before = await repository.sumStatementLines(ctx.db, ctx.accountId, bounds, standing.offset);
+  // Nothing is dated before the first day there is.
+  const before = (day: string) => (day <= '0001-01-01' ? Promise.resolve(0) : balanceOn(addDaysToDate(day, -1)));
+  const opening = await before(input.from);
+  const closing = await balanceOn(input.to);
+  // A later page: its running balance starts from the balance after the cursor's line, that is the balance the day
+  // before that line's plus that day's entries up to its sequence. Both are bounded reads, wherever the page is.
+  const after = positionOf(standing, STATEMENT_KEY) as repository.StatementKey | undefined;
+  if (after && (after[0] < input.from || after[0] > input.to))
+    throw fieldError('cursor', 'was made for another statement: pass the same from and to as the first page');
+  const start = after
+    ? (after[0] === input.from ? opening : await before(after[0])) +
+      (await repository.sumDayThrough(ctx.db, ctx.accountId, bounds, after))
+    : opening;
+  // The page's lines, one more to know whether more follow.
+  const period = await repository.findStatementLines(ctx.db, ctx.accountId, bounds, after, standing.limit + 1);
   const others = await repository.countOtherCurrencies(ctx.db, ctx.accountId, bounds);
   const more = period.length > standing.limit;
   const lines = period.slice(0, standing.limit);
@@ -304,7 +375,7 @@ export async function clientStatement(
   const noteNumbers = await repository.findLabels(ctx.db, ctx.accountId, 'credit_notes', [
     ...new Set(lines.flatMap((entry) => (entry.credit_note_id ? [entry.credit_note_id] : []))),
   ]);
-  let balance = opening + before;
+  let balance = start;
   const rows: StatementLine[] = lines.map((entry) => {
     balance += entry.amount;
     const number = entry.credit_note_id
@@ -332,5 +403,6 @@ export async function clientStatement(
     { opening_balance_amount: opening, closing_balance_amount: closing },
     rows,
   );
-  return pagedInSql(report, standing.offset + rows.length + (more ? 1 : 0));
+  const last = rows[rows.length - 1];
+  return paged(report, more && last ? [last.effective_date, last.sequence] : null);
 }

@@ -186,6 +186,41 @@ export function statementLinesQuery(db: Executor, accountId: string, bounds: Sta
     .orderBy('sequence');
 }
 
+/** A statement line's place in its order: its day and sequence (what its cursor carries). */
+export type StatementKey = readonly [date: string, sequence: number];
+
+/**
+ * The page of lines after `after` (from the first without): `(effective_date, sequence) > after`, written as
+ * `effective_date >= date and (effective_date > date or sequence > s)`, a range of the by-day index whose start
+ * is a seek, so that the thousandth page reads what the first does.
+ */
+export function statementPageQuery(
+  db: Executor,
+  accountId: string,
+  bounds: StatementBounds,
+  after: StatementKey | undefined,
+  limit: number,
+) {
+  let query = statementLinesQuery(db, accountId, bounds).select([
+    'sequence',
+    'type',
+    'effective_date',
+    'amount',
+    'invoice_id',
+    'credit_note_id',
+    'payment_id',
+  ]);
+  if (after)
+    query = query.where(({ and, or, eb }) =>
+      and([
+        eb('effective_date', '>=', after[0]),
+        or([eb('effective_date', '>', after[0]), eb('sequence', '>', after[1])]),
+      ]),
+    );
+  // The page size is written into the SQL, as the lists' (db/keyset.ts): at most 100 texts, and a CSV's.
+  return query.limit(sql.lit(limit));
+}
+
 export interface StatementEntry {
   sequence: number;
   type: string;
@@ -196,35 +231,39 @@ export interface StatementEntry {
   payment_id: string | null;
 }
 
-/** `limit` lines after the first `offset`. */
 export async function findStatementLines(
   db: Executor,
   accountId: string,
   bounds: StatementBounds,
-  offset: number,
+  after: StatementKey | undefined,
   limit: number,
 ): Promise<StatementEntry[]> {
-  const rows = await statementLinesQuery(db, accountId, bounds)
-    .select(['sequence', 'type', 'effective_date', 'amount', 'invoice_id', 'credit_note_id', 'payment_id'])
-    .limit(limit)
-    .offset(offset)
-    .execute();
+  const rows = await statementPageQuery(db, accountId, bounds, after, limit).execute();
   return rows.map((row) => ({ ...row, sequence: Number(row.sequence), amount: Number(row.amount) }));
 }
 
-/** Σ amount of the first `count` lines: the running balance a later page starts from, less the opening. */
-export async function sumStatementLines(
+/**
+ * Σ amount of the client's entries of one day up to a sequence (in the currency, up to the statement's sequence): a
+ * range of the by-day index within that day, what a later page's running balance adds to the balance the day before.
+ */
+export function dayThroughQuery(db: Executor, accountId: string, bounds: StatementBounds, at: StatementKey) {
+  return db
+    .selectFrom('ledger_entries')
+    .select(sql<number | string | null>`sum(amount)`.as('total'))
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', bounds.clientId)
+    .where('currency', '=', bounds.currency)
+    .where('effective_date', '=', at[0])
+    .where('sequence', '<=', Math.min(at[1], bounds.through));
+}
+
+export async function sumDayThrough(
   db: Executor,
   accountId: string,
   bounds: StatementBounds,
-  count: number,
+  at: StatementKey,
 ): Promise<number> {
-  if (count === 0) return 0;
-  const first = statementLinesQuery(db, accountId, bounds).select('amount').limit(count).as('first');
-  const row = await db
-    .selectFrom(first)
-    .select(sql<number | string | null>`sum(amount)`.as('total'))
-    .executeTakeFirst();
+  const row = await dayThroughQuery(db, accountId, bounds, at).executeTakeFirst();
   return Number(row?.total ?? 0);
 }
 

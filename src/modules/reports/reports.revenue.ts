@@ -16,7 +16,7 @@ import {
   findCashDayTotals,
   findDayTotals,
 } from '../ledger/index.js';
-import { checkRange, reportOf, type Standing } from './reports.common.js';
+import { checkRange, paged, pageRows, reportOf, type Standing } from './reports.common.js';
 import * as repository from './reports.repository.js';
 import type { PeriodRow, Report, RevenueInput, TaxRow, TaxSummaryInput } from './reports.schemas.js';
 
@@ -232,7 +232,8 @@ export async function revenue(
   }
   if (basis === 'cash') totals.unapplied_received_amount = unapplied;
   const parameters = { currency: standing.currency, from: input.from, to: input.to, interval, basis };
-  return reportOf('revenue', standing, parameters, others, totals, rows);
+  const page = pageRows(standing, rows, (row) => [row.period_start], ['date']);
+  return paged(reportOf('revenue', standing, parameters, others, totals, page.rows), page.next);
 }
 
 type TaxParameters = { currency: string; from: string; to: string; basis: Basis };
@@ -275,19 +276,27 @@ export async function taxSummary(
   }
   const rateIds = [...new Set([...rows.values()].flatMap((row) => (row.tax_rate_id ? [row.tax_rate_id] : [])))];
   const rates = new Map((await findTaxRates(ctx.db, ctx.accountId, rateIds)).map((rate) => [rate.id, rate]));
-  const answered = [...rows.values()]
-    .map((row) => {
-      const rate = row.tax_rate_id ? rates.get(row.tax_rate_id) : undefined;
-      return rate
-        ? { ...row, compound: Boolean(rate.compound), registration_number: rate.registration_number ?? null }
-        : row;
-    })
-    .sort(
-      (a, b) =>
-        (a.name ?? '').localeCompare(b.name ?? '') ||
-        (a.percentage ?? 0) - (b.percentage ?? 0) ||
-        (a.tax_rate_id ?? '').localeCompare(b.tax_rate_id ?? ''),
-    );
+  const answered = [...rows].map(([key, row]) => {
+    const rate = row.tax_rate_id ? rates.get(row.tax_rate_id) : undefined;
+    const answer = rate
+      ? { ...row, compound: Boolean(rate.compound), registration_number: rate.registration_number ?? null }
+      : row;
+    return { key, row: answer };
+  });
+  // By name, percentage, then the rate's key (its id, or a version-1 rate's name).
+  const page = pageRows(standing, answered, ({ key, row }) => [row.name ?? '', row.percentage ?? -1, key], [
+    'text',
+    'number',
+    'text',
+  ]);
   const parameters = { currency: standing.currency, from: input.from, to: input.to, basis };
-  return reportOf('tax_summary', standing, parameters, others, totals, answered);
+  const report = reportOf(
+    'tax_summary',
+    standing,
+    parameters,
+    others,
+    totals,
+    page.rows.map(({ row }) => row),
+  );
+  return paged(report, page.next);
 }

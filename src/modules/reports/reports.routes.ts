@@ -8,7 +8,7 @@ import { contextOf } from '../../http/auth.js';
 import { meta } from '../../http/envelope.js';
 import { errorResponses, MetaSchema, PaginationSchema, schemaRef } from '../../http/schemas.js';
 import type { Context } from '../../kernel/context.js';
-import { type CommonInput, pageOf, rowCountOf, type Standing, standingOf } from './reports.common.js';
+import { type CommonInput, pageOf, type Standing, standingOf } from './reports.common.js';
 import { reportCsv } from './reports.csv.js';
 import { jobProfitability } from './reports.jobs.js';
 import { agedReceivables, clientStatement } from './reports.receivables.js';
@@ -61,12 +61,13 @@ async function answer(request: FastifyRequest, reply: FastifyReply, compute: Com
   const standing = await standingOf(ctx, query);
   const csv = wantsCsv(request);
   if (csv) {
-    standing.offset = 0;
+    // Every row from the first; one more than a CSV holds tells that it would hold too many.
+    standing.after = null;
     standing.limit = MAX_CSV_ROWS + 1;
   }
   const report = await compute(ctx, standing, query as never);
   if (csv) {
-    if (rowCountOf(report) > MAX_CSV_ROWS)
+    if (report.rows.length > MAX_CSV_ROWS)
       throw fieldError(
         'Accept',
         `the report has more than ${MAX_CSV_ROWS} rows; a CSV holds at most ${MAX_CSV_ROWS}: narrow it`,
