@@ -44,8 +44,6 @@ import * as deposits from './migrations/20261129170000_deposits.js';
 import * as timeEntrySeconds from './migrations/20261129180000_time_entry_seconds.js';
 import * as timeEntryCostingIndex from './migrations/20261129185000_time_entry_costing_index.js';
 import * as imports from './migrations/20261129190000_imports.js';
-import * as imports from './migrations/20261129190000_imports.js';
-import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as changesDeletedIndex from './migrations/20261129190100_changes_deleted_index.js';
 import * as appWebhookDeliveries from './migrations/20261129210000_app_webhook_deliveries.js';
 import * as appLogos from './migrations/20261129210100_app_logos.js';
@@ -54,8 +52,6 @@ import * as liveRefreshTokens from './migrations/20261129210300_live_refresh_tok
 import * as attachments from './migrations/20261129230000_attachments.js';
 import * as quoteSignatures from './migrations/20261129230100_quote_signatures.js';
 import * as einvoices from './migrations/20261130010000_einvoices.js';
-import * as einvoices from './migrations/20261130010000_einvoices.js';
-import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
 import * as einvoiceFiles from './migrations/20261130010100_einvoice_files.js';
 import * as lateFeeInvoices from './migrations/20261130020000_late_fee_invoices.js';
 import * as attachmentRemovals from './migrations/20261130040000_attachment_removals.js';
