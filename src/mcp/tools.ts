@@ -26,6 +26,7 @@ import { TIME_TOOLS } from './time-tools.js';
 import { AVAILABILITY_TOOLS } from './availability-tools.js';
 import { CHANGE_SET_TOOLS } from './change-set-tools.js';
 import { CREDIT_TOOLS } from './credit-tools.js';
+import { EINVOICE_TOOLS } from './einvoice-tools.js';
 import { REPORT_TOOLS } from './report-tools.js';
 import { FIELD_TOOLS } from './field-tools.js';
 import { VISIT_TOOLS } from './visit-tools.js';
@@ -340,6 +341,7 @@ export const TOOLS: Tool[] = [
     },
   },
   ...CREDIT_TOOLS,
+  ...EINVOICE_TOOLS,
   ...REPORT_TOOLS,
   ...VISIT_TOOLS,
   {
