@@ -68,7 +68,9 @@ const SELLER = {
   einvoicing_enabled: true,
 };
 
-const serviceLine = () => [{ description: 'Heat pump service', quantity: 1, unit_amount: 25_000, tax_rate_ids: [vat19] }];
+const serviceLine = () => [
+  { description: 'Heat pump service', quantity: 1, unit_amount: 25_000, tax_rate_ids: [vat19] },
+];
 
 async function sentInvoice(): Promise<Record<string, any>> {
   const draft = await ok('POST', '/v1/invoices', {
