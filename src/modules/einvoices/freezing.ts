@@ -21,7 +21,7 @@ import {
   writeModel,
   type XmlFormat,
 } from './einvoices.service.js';
-import { type EinvoiceValidator, embeddingFindings } from './validation.service.js';
+import { type EinvoiceValidator, embeddingFindings, poolFindings } from './validation.service.js';
 
 const FORMATS: readonly XmlFormat[] = ['ubl', 'cii'];
 
@@ -48,7 +48,8 @@ async function storeFiles(
   const files = new Map<EinvoiceFormat, Buffer>();
   for (const format of FORMATS) {
     const content = writeModel(model, format);
-    assertValid(await validator.validateEinvoice(content.toString('utf8'), format, tx.accountId), format, kind, id);
+    // Past the pool's time limit the send is refused with 503 and rolled back: nothing is half frozen.
+    assertValid(await poolFindings(validator, content, format, tx.accountId), format, kind, id);
     files.set(format, content);
   }
   const facturx = (await renderFacturx(tx, validator, kind, id, now, files.get('cii')!)).bytes;

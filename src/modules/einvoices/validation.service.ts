@@ -75,6 +75,22 @@ export function embeddingFindings(pdf: Buffer): ValidationFinding[] {
   }));
 }
 
+/** The XSD's and the Schematron's findings on a file, in the pool: past PDF_RENDER_TIMEOUT_MS a 503 to retry. */
+export async function poolFindings(
+  validator: EinvoiceValidator,
+  xml: Buffer,
+  syntax: XmlFormat,
+  accountId: string,
+): Promise<ValidationFinding[]> {
+  try {
+    return await validator.validateEinvoice(xml.toString('utf8'), syntax, accountId);
+  } catch (error) {
+    if (error instanceof PdfRenderTimeout)
+      throw new AppError('SERVICE_UNAVAILABLE', 'Validating the e-invoice took too long. Try again shortly.');
+    throw error;
+  }
+}
+
 /**
  * What validating finds. A frozen document's stored files are checked (what was sent, whatever has changed
  * since); any other's are built from the document as it stands (a draft numbered DRAFT, dated today).
@@ -102,21 +118,16 @@ export async function validateEinvoice(
       }));
     else xml = writeModel(model, syntax);
   }
-  if (xml !== undefined)
-    try {
-      errors = await validator.validateEinvoice(xml.toString('utf8'), syntax, ctx.accountId);
-      // Factur-X: the CII it embeds (above), then the embedding itself, in the stored PDF or one rendered now.
-      if (format === 'facturx') {
-        const pdf =
-          (await frozenFile(ctx, kind, id, 'facturx', now))?.bytes ??
-          (await renderFacturx(ctx, validator, kind, id, now, xml)).bytes;
-        errors.push(...embeddingFindings(pdf));
-      }
-    } catch (error) {
-      if (error instanceof PdfRenderTimeout)
-        throw new AppError('SERVICE_UNAVAILABLE', 'Validating the e-invoice took too long. Try again shortly.');
-      throw error;
+  if (xml !== undefined) {
+    errors = await poolFindings(validator, xml, syntax, ctx.accountId);
+    // Factur-X: the CII it embeds (above), then the embedding itself, in the stored PDF or one rendered now.
+    if (format === 'facturx') {
+      const pdf =
+        (await frozenFile(ctx, kind, id, 'facturx', now))?.bytes ??
+        (await renderFacturx(ctx, validator, kind, id, now, xml)).bytes;
+      errors.push(...embeddingFindings(pdf));
     }
+  }
   return {
     object: 'einvoice_validation',
     format,
