@@ -82,7 +82,8 @@ async function sentInvoice(): Promise<Record<string, any>> {
 }
 
 before(async () => {
-  context = await createTestContext();
+  // Freezing renders and validates in the pool inside the send: on a busy test machine, give it time.
+  context = await createTestContext({ env: { PDF_RENDER_TIMEOUT_MS: '120000' } });
   ({ key } = await context.account('Frozen seller'));
   await ok('PUT', '/v1/account', SELLER);
   buyerId = (
