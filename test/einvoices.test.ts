@@ -13,7 +13,8 @@ import type { OutgoingMail } from '../src/mail/transports.js';
 import { OutboxWorker } from '../src/workers/outbox-worker.js';
 import { clientSuite } from './helpers/state-table.js';
 
-const suite = clientSuite('E-invoices');
+// Validation and freezing run in the pool: on a busy test machine, give them time.
+const suite = clientSuite('E-invoices', { PDF_RENDER_TIMEOUT_MS: '120000' });
 
 const request = (method: string, path: string, body?: unknown, key = suite.key) =>
   suite.context.request(method, path, { key, ...(body === undefined ? {} : { body }) });

@@ -48,6 +48,9 @@ const ALL_TOOLS = [
   'send_credit_note',
   'apply_credit_note',
   'refund_credit_note',
+  // Contract §31: an invoice's e-invoice and its validation, read-only.
+  'get_einvoice',
+  'validate_einvoice',
   // Contract §29: a member's timer, a job's costing.
   'start_timer',
   'stop_timer',
@@ -82,6 +85,8 @@ const READ_ONLY_TOOLS = [
   'find_slots',
   'get_client_balance',
   'preview_credit_note',
+  'get_einvoice',
+  'validate_einvoice',
   'get_job_costing',
   'aged_receivables',
   'revenue_report',

@@ -492,7 +492,10 @@ describe('MCP tools', () => {
     await b.invoice(clientId, [b.line(3_000)], '2026-10-01', '2026-10-15');
     const ctx = context.systemContext(b.accountId);
     // A read-only tool never dispatches a request of its own.
-    const call = { dispatch: (() => assert.fail('a report tool dispatched a request')) as never };
+    const call = {
+      dispatch: (() => assert.fail('a report tool dispatched a request')) as never,
+      pdf: {} as never,
+    };
     const [aging, revenue] = REPORT_TOOLS;
     assert.deepEqual(
       [aging!.name, aging!.kind, aging!.scope, revenue!.name, revenue!.kind, revenue!.scope],

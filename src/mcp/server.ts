@@ -267,7 +267,7 @@ function copyHeaders(request: FastifyRequest, reply: FastifyReply, headers: Reco
 /** Answers one /mcp request with a stateless protocol server for its key. */
 export async function serveMcp(request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>) {
   const ctx = contextOf(request, 'mcp');
-  const server = serverFor(ctx, auth(request), { dispatch: selfDispatch(request) });
+  const server = serverFor(ctx, auth(request), { dispatch: selfDispatch(request), pdf: request.server.pdf });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   copyHeaders(request, reply, headers);
   reply.hijack();

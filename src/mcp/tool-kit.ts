@@ -1,6 +1,7 @@
 // What every MCP tool is made of (docs/api-contract.md §20): its shape, the scopes it needs, how it acts, the
 // objects it involves (for replays and confirmations, §32), and the small helpers the tool lists share.
 import type { CustomFieldResource } from '../modules/custom-fields/index.js';
+import type { EinvoiceValidator } from '../modules/einvoices/index.js';
 import type { TSchema } from '@sinclair/typebox';
 import { COMMA_LIST, REQUIRED_ONE_OF } from '../http/openapi-document.js';
 import type { Context } from '../kernel/context.js';
@@ -18,9 +19,13 @@ export interface Described extends ObjectRef {
   object: unknown;
 }
 
-/** What a tool may use of the call beyond its context: requests to the app as the caller (a change set's). */
+/**
+ * What a tool may use of the call beyond its context: requests to the app as the caller (a change set's), and
+ * the app's rendering pool (an e-invoice's validation runs there).
+ */
 export interface ToolCall {
   dispatch: SelfDispatch;
+  pdf: EinvoiceValidator;
 }
 
 export interface Tool {

@@ -27,6 +27,7 @@ import { AVAILABILITY_TOOLS } from './availability-tools.js';
 import { CHANGE_SET_TOOLS } from './change-set-tools.js';
 import { CREDIT_TOOLS } from './credit-tools.js';
 import { CUSTOM_FIELD_TOOLS } from './custom-field-tools.js';
+import { EINVOICE_TOOLS } from './einvoice-tools.js';
 import { REPORT_TOOLS } from './report-tools.js';
 import { FIELD_TOOLS } from './field-tools.js';
 import { VISIT_TOOLS } from './visit-tools.js';
@@ -341,6 +342,7 @@ export const TOOLS: Tool[] = [
     },
   },
   ...CREDIT_TOOLS,
+  ...EINVOICE_TOOLS,
   ...REPORT_TOOLS,
   ...VISIT_TOOLS,
   {

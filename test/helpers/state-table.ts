@@ -15,10 +15,10 @@ export interface ClientSuite {
 }
 
 /** Builds the suite's world before the file's tests and closes it after; read its fields inside tests. */
-export function clientSuite(name: string): ClientSuite {
+export function clientSuite(name: string, env?: Record<string, string>): ClientSuite {
   const suite = {} as ClientSuite;
   before(async () => {
-    suite.context = await createTestContext();
+    suite.context = await createTestContext(env ? { env } : {});
     ({ accountId: suite.accountId, key: suite.key } = await suite.context.account());
     const client = await suite.context.request('POST', '/v1/clients', {
       key: suite.key,

@@ -879,7 +879,7 @@ export interface InvoiceEinvoiceSha256 {
   ubl: string;
   /** SHA-256 of the CII file, hex. */
   cii: string;
-  /** SHA-256 of the Factur-X PDF, hex; null when not stored. */
+  /** SHA-256 of the Factur-X PDF frozen with the XML, hex; null for an invoice frozen before its PDF was kept. */
   facturx: string | null;
 }
 
@@ -8546,14 +8546,14 @@ Requires the scope `invoices:read`. */
     return this.transport.list<Delivery>(`/v1/invoices/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
   }
 
-  /** Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+  /** Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. With the account’s einvoicing_enabled, the three files are frozen when the invoice is sent and answered byte for byte from then on. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
 
 Requires the scope `invoices:read`. */
   getEinvoice(id: string, params: InvoiceGetEinvoiceParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
     return this.transport.requestBytes('GET', `/v1/invoices/${encodeURIComponent(id)}/einvoice`, { query: { ...params } }, options, 'application/xml, application/pdf');
   }
 
-  /** Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+  /** Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice answers it: the files frozen when it was sent (whatever changed since), else built from it as it stands (a draft too: numbered DRAFT, dated today). BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
 
 Requires the scope `invoices:read`. */
   validateEinvoice(id: string, params: InvoiceValidateEinvoiceParams, options?: RequestOptions): Promise<WithResponse<EinvoiceValidation>> {
@@ -8759,14 +8759,14 @@ Requires the scope `credit_notes:read`. */
     return this.transport.list<Delivery>(`/v1/credit-notes/${encodeURIComponent(id)}/deliveries`, { ...params }, options);
   }
 
-  /** Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+  /** Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. With the account’s einvoicing_enabled, the three files are frozen when the credit note is issued and answered byte for byte from then on. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
 
 Requires the scope `credit_notes:read`. */
   getEinvoice(id: string, params: CreditNoteGetEinvoiceParams, options?: RequestOptions): Promise<WithResponse<Uint8Array>> {
     return this.transport.requestBytes('GET', `/v1/credit-notes/${encodeURIComponent(id)}/einvoice`, { query: { ...params } }, options, 'application/xml, application/pdf');
   }
 
-  /** Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+  /** Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice answers it: the files frozen when it was issued (whatever changed since), else built from it as it stands (a draft too: numbered DRAFT, dated today). BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
 
 Requires the scope `credit_notes:read`. */
   validateEinvoice(id: string, params: CreditNoteValidateEinvoiceParams, options?: RequestOptions): Promise<WithResponse<EinvoiceValidation>> {

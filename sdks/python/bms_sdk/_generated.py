@@ -6015,7 +6015,7 @@ Requires the scope `invoices:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> bytes:
-        """Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+        """Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. With the account’s einvoicing_enabled, the three files are frozen when the invoice is sent and answered byte for byte from then on. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
 
 Requires the scope `invoices:read`."""
         return cast(bytes, self._transport.request("GET", f"/v1/invoices/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
@@ -6030,7 +6030,7 @@ Requires the scope `invoices:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> EinvoiceValidation:
-        """Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+        """Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice answers it: the files frozen when it was sent (whatever changed since), else built from it as it stands (a draft too: numbered DRAFT, dated today). BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
 
 Requires the scope `invoices:read`."""
         return cast(EinvoiceValidation, self._transport.request("POST", f"/v1/invoices/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
@@ -6609,7 +6609,7 @@ Requires the scope `credit_notes:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> bytes:
-        """Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+        """Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. With the account’s einvoicing_enabled, the three files are frozen when the credit note is issued and answered byte for byte from then on. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
 
 Requires the scope `credit_notes:read`."""
         return cast(bytes, self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
@@ -6624,7 +6624,7 @@ Requires the scope `credit_notes:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> EinvoiceValidation:
-        """Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+        """Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice answers it: the files frozen when it was issued (whatever changed since), else built from it as it stands (a draft too: numbered DRAFT, dated today). BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
 
 Requires the scope `credit_notes:read`."""
         return cast(EinvoiceValidation, self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
@@ -10651,7 +10651,7 @@ Requires the scope `invoices:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> bytes:
-        """Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+        """Get the invoice as an EN 16931 e-invoice. The invoice as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the invoice’s own and valid by construction. With the account’s einvoicing_enabled, the three files are frozen when the invoice is sent and answered byte for byte from then on. A draft is 409 INVALID_STATE; a invoice that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
 
 Requires the scope `invoices:read`."""
         return cast(bytes, await self._transport.request("GET", f"/v1/invoices/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
@@ -10666,7 +10666,7 @@ Requires the scope `invoices:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> EinvoiceValidation:
-        """Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+        """Validate the invoice’s e-invoice. Checks the invoice’s e-invoice as GET …/einvoice answers it: the files frozen when it was sent (whatever changed since), else built from it as it stands (a draft too: numbered DRAFT, dated today). BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
 
 Requires the scope `invoices:read`."""
         return cast(EinvoiceValidation, await self._transport.request("POST", f"/v1/invoices/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
@@ -11245,7 +11245,7 @@ Requires the scope `credit_notes:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> bytes:
-        """Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
+        """Get the credit note as an EN 16931 e-invoice. The credit note as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. Amounts are in major units; the figures are the credit note’s own and valid by construction. With the account’s einvoicing_enabled, the three files are frozen when the credit note is issued and answered byte for byte from then on. A draft is 409 INVALID_STATE; a credit note that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.
 
 Requires the scope `credit_notes:read`."""
         return cast(bytes, await self._transport.request("GET", f"/v1/credit-notes/{_quote(id)}/einvoice", query=_given(format=format), accept="application/xml, application/pdf", extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
@@ -11260,7 +11260,7 @@ Requires the scope `credit_notes:read`."""
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> EinvoiceValidation:
-        """Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
+        """Validate the credit note’s e-invoice. Checks the credit note’s e-invoice as GET …/einvoice answers it: the files frozen when it was issued (whatever changed since), else built from it as it stands (a draft too: numbered DRAFT, dated today). BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.
 
 Requires the scope `credit_notes:read`."""
         return cast(EinvoiceValidation, await self._transport.request("POST", f"/v1/credit-notes/{_quote(id)}/einvoice/validate", body=_given(format=format), unkeyed=True, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))

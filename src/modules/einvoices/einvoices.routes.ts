@@ -9,8 +9,8 @@ import { noneMatch } from '../../http/etag.js';
 import { BODY_ERRORS, dataEnvelope, errorResponses, IdParamsSchema, schemaRef } from '../../http/schemas.js';
 import type { Scope } from '../../kernel/scopes.js';
 import type { EinvoiceKind } from './einvoice.model.js';
-import { einvoiceFile, facturxFile, type XmlFormat } from './einvoices.service.js';
-import { EinvoiceValidationSchema, validateEinvoice, type ValidatedFormat } from './validation.service.js';
+import { type EinvoiceFormat, einvoiceFile, facturxFile } from './einvoices.service.js';
+import { EinvoiceValidationSchema, validateEinvoice } from './validation.service.js';
 
 const DOCUMENTS: Array<{ kind: EinvoiceKind; path: string; tag: string; name: string; noun: string; scope: Scope }> = [
   { kind: 'invoice', path: '/v1/invoices', tag: 'Invoices', name: 'Invoice', noun: 'invoice', scope: 'invoices:read' },
@@ -26,7 +26,7 @@ const DOCUMENTS: Array<{ kind: EinvoiceKind; path: string; tag: string; name: st
 
 const EinvoiceQuery = Type.Object(
   {
-    format: Type.Unsafe<XmlFormat | 'facturx'>({
+    format: Type.Unsafe<EinvoiceFormat>({
       type: 'string',
       enum: ['ubl', 'cii', 'facturx'],
       description:
@@ -38,7 +38,7 @@ const EinvoiceQuery = Type.Object(
 );
 const ValidateBody = Type.Object(
   {
-    format: Type.Unsafe<ValidatedFormat>({
+    format: Type.Unsafe<EinvoiceFormat>({
       type: 'string',
       enum: ['ubl', 'cii', 'facturx'],
       description: 'ubl or cii: that file; facturx: its CII, then the embedding (factur-x.xml, /AF, the XMP).',
@@ -66,7 +66,7 @@ export const einvoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
           summary: `Get the ${noun} as an EN 16931 e-invoice`,
           description:
             `The ${noun} as an EN 16931 core e-invoice (CustomizationID urn:cen.eu:en16931:2017) in UBL 2.1 or CII D16B, as an attachment named by its number. ` +
-            `Amounts are in major units; the figures are the ${noun}’s own and valid by construction. ` +
+            `Amounts are in major units; the figures are the ${noun}’s own and valid by construction. With the account’s einvoicing_enabled, the three files are frozen when the ${noun} is ${kind === 'invoice' ? 'sent' : 'issued'} and answered byte for byte from then on. ` +
             `A draft is 409 INVALID_STATE; a ${noun} that cannot be an e-invoice is 422 with one detail per reason, each with its rule (EN 16931’s id, else BMS-EI-01…07). Send If-None-Match for a 304.`,
           params: IdParamsSchema,
           querystring: EinvoiceQuery,
@@ -85,7 +85,7 @@ export const einvoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request, reply) => {
-        const { format } = request.query as { format: XmlFormat | 'facturx' };
+        const { format } = request.query as { format: EinvoiceFormat };
         const ctx = contextOf(request);
         const file =
           format === 'facturx'
@@ -109,7 +109,7 @@ export const einvoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
           operationId: `validate${name}Einvoice`,
           summary: `Validate the ${noun}’s e-invoice`,
           description:
-            `Checks the ${noun}’s e-invoice as GET …/einvoice would answer it (a draft too: numbered DRAFT, dated today): BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). ` +
+            `Checks the ${noun}’s e-invoice as GET …/einvoice answers it: the files frozen when it was ${kind === 'invoice' ? 'sent' : 'issued'} (whatever changed since), else built from it as it stands (a draft too: numbered DRAFT, dated today). BMS’s own checks, then the XSD, then the EN 16931 Schematron (CEN validation artefacts 1.3.15). ` +
             'valid is true when no error is fatal; each error names its rule, severity, XPath location and message. Runs in the rendering pool, bounded by PDF_RENDER_TIMEOUT_MS.',
           params: IdParamsSchema,
           body: ValidateBody,
@@ -120,7 +120,7 @@ export const einvoiceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request) => {
-        const body = request.body as { format: ValidatedFormat };
+        const body = request.body as { format: EinvoiceFormat };
         return ok(
           request,
           await validateEinvoice(contextOf(request), app.pdf, kind, request.params.id, body.format, app.clock.now()),

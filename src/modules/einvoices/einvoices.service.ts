@@ -2,7 +2,7 @@
 // business profile, the client, the property, the rates' VAT terms), the model built or refused with the
 // reasons, and the file written in the format asked for.
 import { hash } from 'node:crypto';
-import { AppError, invalidState, validationError } from '../../core/errors.js';
+import { type AppError, invalidState, validationError } from '../../core/errors.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccountTimezone, getAccount } from '../accounts/index.js';
 import { findTaxRates } from '../catalog/index.js';
@@ -19,9 +19,10 @@ import { writeUbl } from './ubl.js';
 import { findEinvoiceFile } from './einvoices.repository.js';
 import { documentFile } from '../sent-documents/index.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
-import { PdfRenderTimeout } from '../../mail/pdf-pool.js';
 
 export type XmlFormat = 'ubl' | 'cii';
+/** A format of the files: the two XML syntaxes and the Factur-X PDF. */
+export type EinvoiceFormat = XmlFormat | 'facturx';
 
 export interface EinvoiceFile {
   bytes: Buffer;
@@ -143,7 +144,36 @@ export async function einvoiceModel(
   return { ...built, draft: gathered.draft, number: gathered.number };
 }
 
-/** GET …/einvoice?format=ubl|cii: the file, built from the document as it stands (drafts: 409). */
+/**
+ * The document's file in that format as frozen when it was sent (an invoice) or issued (a credit note), or
+ * undefined when none is stored: the document is not frozen, or (Factur-X) it was frozen before its PDF was kept.
+ */
+export async function frozenFile(
+  ctx: Context,
+  kind: EinvoiceKind,
+  id: string,
+  format: EinvoiceFormat,
+  now: Date,
+): Promise<EinvoiceFile | undefined> {
+  if (kind === 'invoice') {
+    const invoice = await getInvoice(ctx, id, now);
+    if (invoice.einvoice === null) return undefined;
+    const stored = await findEinvoiceFile(ctx.db, ctx.accountId, id, format);
+    return stored && fileOf(Buffer.from(stored.content), invoice.number as string, format);
+  }
+  const stored = await findEinvoiceFile(ctx.db, ctx.accountId, id, format);
+  return stored && fileOf(Buffer.from(stored.content), (await getCreditNote(ctx, id)).number as string, format);
+}
+
+/** A void invoice answers only the files frozen when it was sent. */
+async function assertAnswerable(ctx: Context, kind: EinvoiceKind, id: string, now: Date): Promise<void> {
+  if (kind !== 'invoice') return;
+  const invoice = await getInvoice(ctx, id, now);
+  if (invoice.einvoice === null && invoice.status === 'void')
+    throw invalidState('A void invoice answers only the e-invoice frozen when it was sent, and this one has none.');
+}
+
+/** GET …/einvoice?format=ubl|cii: the frozen file, else built from the document as it stands (drafts: 409). */
 export async function einvoiceFile(
   ctx: Context,
   kind: EinvoiceKind,
@@ -151,38 +181,45 @@ export async function einvoiceFile(
   format: XmlFormat,
   now: Date,
 ): Promise<EinvoiceFile> {
-  if (kind === 'invoice') {
-    const invoice = await getInvoice(ctx, id, now);
-    if (invoice.einvoice !== null) {
-      const stored = await findEinvoiceFile(ctx.db, ctx.accountId, id, format);
-      if (stored) return fileOf(Buffer.from(stored.content), invoice.number as string);
-    } else if (invoice.status === 'void')
-      throw invalidState('A void invoice answers only the e-invoice frozen when it was sent, and this one has none.');
-  } else {
-    const stored = await findEinvoiceFile(ctx.db, ctx.accountId, id, format);
-    if (stored) return fileOf(Buffer.from(stored.content), (await getCreditNote(ctx, id)).number as string);
-  }
+  const frozen = await frozenFile(ctx, kind, id, format, now);
+  if (frozen) return frozen;
+  await assertAnswerable(ctx, kind, id, now);
   const { model, problems, draft, number } = await einvoiceModel(ctx, kind, id, now);
   if (draft)
     throw invalidState(
       `A draft ${NOUNS[kind]} has no e-invoice: ${kind === 'invoice' ? 'send it' : 'issue it'} first (POST …/einvoice/validate checks a draft).`,
     );
   if (model === null) throw refusal(kind, problems);
-  return fileOf(writeModel(model, format), number as string);
+  return fileOf(writeModel(model, format), number as string, format);
 }
 
-function fileOf(bytes: Buffer, number: string): EinvoiceFile {
+function fileOf(bytes: Buffer, number: string, format: EinvoiceFormat): EinvoiceFile {
+  const pdf = format === 'facturx';
   return {
     bytes,
-    filename: `${number}.xml`,
+    filename: `${number}.${pdf ? 'pdf' : 'xml'}`,
     etag: `"${hash('sha256', bytes, 'base64url')}"`,
-    contentType: 'application/xml',
+    contentType: pdf ? 'application/pdf' : 'application/xml',
   };
 }
 
+/** The document's PDF (§10's pages) made a PDF/A-3b embedding this CII, rendered now in the pool. */
+export async function renderFacturx(
+  ctx: Context,
+  pdf: Pick<PdfPool, 'render' | 'logo'>,
+  kind: EinvoiceKind,
+  id: string,
+  now: Date,
+  cii: Buffer,
+): Promise<EinvoiceFile> {
+  // documentFile's render answers a timeout as 503 SERVICE_UNAVAILABLE.
+  const file = await documentFile(ctx, pdf, kind, id, now, cii);
+  return { bytes: await file.render(), filename: file.filename, etag: file.etag, contentType: 'application/pdf' };
+}
+
 /**
- * GET …/einvoice?format=facturx: the document's PDF (§10's pages) made PDF/A-3b with its CII embedded, byte for
- * byte the file GET …/einvoice?format=cii answers (frozen or built as that one is).
+ * GET …/einvoice?format=facturx: the PDF stored when the document was frozen; else the document's PDF made
+ * PDF/A-3b with its CII embedded, byte for byte the file GET …/einvoice?format=cii answers.
  */
 export async function facturxFile(
   ctx: Context,
@@ -191,13 +228,8 @@ export async function facturxFile(
   id: string,
   now: Date,
 ): Promise<EinvoiceFile> {
+  const frozen = await frozenFile(ctx, kind, id, 'facturx', now);
+  if (frozen) return frozen;
   const cii = await einvoiceFile(ctx, kind, id, 'cii', now);
-  const file = await documentFile(ctx, pdf, kind, id, now, cii.bytes);
-  try {
-    return { bytes: await file.render(), filename: file.filename, etag: file.etag, contentType: 'application/pdf' };
-  } catch (error) {
-    if (error instanceof PdfRenderTimeout)
-      throw new AppError('SERVICE_UNAVAILABLE', `${error.message} Try again shortly.`);
-    throw error;
-  }
+  return renderFacturx(ctx, pdf, kind, id, now, cii.bytes);
 }

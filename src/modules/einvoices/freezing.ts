@@ -1,23 +1,42 @@
 // Freezing (docs/api-contract.md §31 "Frozen when sent"): with the account's e-invoicing on, the send of an
 // invoice that can be an e-invoice (and the issue of such a credit note) builds its UBL and CII, validates both
-// against the XSD and the Schematron in the rendering pool, and stores them with their hashes in that
-// transaction; GET answers those bytes from then on. An invoice that cannot be one is sent without, unless its
-// client asks for e-invoices (`einvoice_format`): then the send is refused with the reasons.
+// against the XSD and the Schematron in the rendering pool, renders its Factur-X there (checking the embedding),
+// and stores the three with their hashes in that transaction; GET and validate answer those bytes from then on.
+// An invoice that cannot be one is sent without, unless its client asks for e-invoices (`einvoice_format`): then
+// the send is refused with the reasons.
 import { hash } from 'node:crypto';
 import type { CreditNoteRow, EinvoiceFilesTable, InvoiceRow } from '../../db/types.js';
-import { ARTEFACTS } from '../../mail/einvoice-validation.js';
+import { ARTEFACTS, type ValidationFinding } from '../../mail/einvoice-validation.js';
 import type { Context } from '../../kernel/context.js';
 import { getAccount } from '../accounts/index.js';
 import { getClientRow } from '../clients/index.js';
 import { readEinvoicing } from '../shared/index.js';
 import type { EinvoiceKind, EinvoiceModel } from './einvoice.model.js';
 import { insertEinvoiceFiles } from './einvoices.repository.js';
-import { einvoiceModel, refusal, writeModel, type XmlFormat } from './einvoices.service.js';
-import type { EinvoiceValidator } from './validation.service.js';
+import {
+  type EinvoiceFormat,
+  einvoiceModel,
+  refusal,
+  renderFacturx,
+  writeModel,
+  type XmlFormat,
+} from './einvoices.service.js';
+import { type EinvoiceValidator, embeddingFindings, poolFindings } from './validation.service.js';
 
 const FORMATS: readonly XmlFormat[] = ['ubl', 'cii'];
 
-/** Writes, validates and stores the document's files; answers their hex SHA-256 by format. */
+/** Valid by construction: a file that fails is BMS's fault, never stored and never sent. */
+function assertValid(findings: ValidationFinding[], format: EinvoiceFormat, kind: EinvoiceKind, id: string): void {
+  const fatal = findings.filter((finding) => finding.severity === 'fatal');
+  if (fatal.length > 0)
+    throw new Error(`The ${format} e-invoice of ${kind} ${id} is invalid: ${JSON.stringify(fatal.slice(0, 5))}`);
+}
+
+/**
+ * Writes, validates and stores the document's files: the UBL and the CII, then the Factur-X rendered from the
+ * document as it stands in this transaction with that CII embedded (stored, so that a later change of the
+ * profile, the logo or the layout never alters what was sent). Answers their hex SHA-256 by format.
+ */
 async function storeFiles(
   tx: Context,
   validator: EinvoiceValidator,
@@ -25,16 +44,20 @@ async function storeFiles(
   id: string,
   model: EinvoiceModel,
   now: Date,
-): Promise<Record<XmlFormat, string>> {
-  const sha256 = {} as Record<XmlFormat, string>;
-  const rows: EinvoiceFilesTable[] = [];
+): Promise<Record<EinvoiceFormat, string>> {
+  const files = new Map<EinvoiceFormat, Buffer>();
   for (const format of FORMATS) {
     const content = writeModel(model, format);
-    const findings = await validator.validateEinvoice(content.toString('utf8'), format, tx.accountId);
-    const fatal = findings.filter((finding) => finding.severity === 'fatal');
-    // Valid by construction: a file that fails is BMS's fault, never stored and never sent.
-    if (fatal.length > 0)
-      throw new Error(`The ${format} e-invoice of ${kind} ${id} is invalid: ${JSON.stringify(fatal.slice(0, 5))}`);
+    // Past the pool's time limit the send is refused with 503 and rolled back: nothing is half frozen.
+    assertValid(await poolFindings(validator, content, format, tx.accountId), format, kind, id);
+    files.set(format, content);
+  }
+  const facturx = (await renderFacturx(tx, validator, kind, id, now, files.get('cii')!)).bytes;
+  assertValid(embeddingFindings(facturx), 'facturx', kind, id);
+  files.set('facturx', facturx);
+  const sha256 = {} as Record<EinvoiceFormat, string>;
+  const rows: EinvoiceFilesTable[] = [];
+  for (const [format, content] of files) {
     sha256[format] = hash('sha256', content, 'hex');
     rows.push({
       document_id: id,
@@ -68,7 +91,7 @@ export async function freezeEinvoice(
   if (!enabled) return undefined;
   const sha256 = await storeFiles(tx, validator, 'invoice', invoice.id, model, now);
   return JSON.stringify({
-    sha256: { ...sha256, facturx: null },
+    sha256,
     frozen_at: now.toISOString(),
     artefacts: [...ARTEFACTS.ubl, ...ARTEFACTS.cii],
   });

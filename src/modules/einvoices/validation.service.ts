@@ -4,16 +4,22 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.js';
 import { ARTEFACTS, type ValidationFinding } from '../../mail/einvoice-validation.js';
 import { type PdfPool, PdfRenderTimeout } from '../../mail/pdf-pool.js';
-import { documentFile } from '../sent-documents/index.js';
 import type { Context } from '../../kernel/context.js';
 import { Nullable } from '../../kernel/fields.js';
 import type { EinvoiceKind } from './einvoice.model.js';
-import { einvoiceModel, writeModel, type XmlFormat } from './einvoices.service.js';
+import {
+  type EinvoiceFormat,
+  einvoiceModel,
+  frozenFile,
+  renderFacturx,
+  writeModel,
+  type XmlFormat,
+} from './einvoices.service.js';
 
 export const EinvoiceValidationSchema = Type.Object(
   {
     object: Type.Literal('einvoice_validation', { description: 'Always "einvoice_validation".' }),
-    format: Type.Unsafe<ValidatedFormat>({ type: 'string', enum: ['ubl', 'cii', 'facturx'], example: 'ubl' }),
+    format: Type.Unsafe<EinvoiceFormat>({ type: 'string', enum: ['ubl', 'cii', 'facturx'], example: 'ubl' }),
     valid: Type.Boolean({ description: 'true when no error is fatal.', example: true }),
     artefacts: Type.Array(
       Type.Object({
@@ -42,8 +48,6 @@ export const EinvoiceValidationSchema = Type.Object(
 
 export type EinvoiceValidation = Static<typeof EinvoiceValidationSchema>;
 
-export type ValidatedFormat = XmlFormat | 'facturx';
-
 /** What checks a file against the XSD and the Schematron, and renders a Factur-X: the rendering pool. */
 export interface EinvoiceValidator extends Pick<PdfPool, 'render' | 'logo'> {
   validateEinvoice(xml: string, syntax: XmlFormat, accountId?: string): Promise<ValidationFinding[]>;
@@ -61,7 +65,7 @@ const EMBEDDING: Array<{ text: string; message: string }> = [
   },
 ];
 
-function embeddingFindings(pdf: Buffer): ValidationFinding[] {
+export function embeddingFindings(pdf: Buffer): ValidationFinding[] {
   const text = pdf.toString('latin1');
   return EMBEDDING.filter((check) => !text.includes(check.text)).map((check) => ({
     rule: 'FACTURX',
@@ -71,44 +75,64 @@ function embeddingFindings(pdf: Buffer): ValidationFinding[] {
   }));
 }
 
+/** The XSD's and the Schematron's findings on a file, in the pool: past PDF_RENDER_TIMEOUT_MS a 503 to retry. */
+export async function poolFindings(
+  validator: EinvoiceValidator,
+  xml: Buffer,
+  syntax: XmlFormat,
+  accountId: string,
+): Promise<ValidationFinding[]> {
+  try {
+    return await validator.validateEinvoice(xml.toString('utf8'), syntax, accountId);
+  } catch (error) {
+    if (error instanceof PdfRenderTimeout)
+      throw new AppError('SERVICE_UNAVAILABLE', 'Validating the e-invoice took too long. Try again shortly.');
+    throw error;
+  }
+}
+
+/**
+ * What validating finds. A frozen document's stored files are checked (what was sent, whatever has changed
+ * since); any other's are built from the document as it stands (a draft numbered DRAFT, dated today).
+ */
 export async function validateEinvoice(
   ctx: Context,
   validator: EinvoiceValidator,
   kind: EinvoiceKind,
   id: string,
-  format: ValidatedFormat,
+  format: EinvoiceFormat,
   now: Date,
 ): Promise<EinvoiceValidation> {
-  const { model, problems } = await einvoiceModel(ctx, kind, id, now);
-  let errors: EinvoiceValidation['errors'];
-  if (model === null)
-    errors = problems.map((problem) => ({
-      rule: problem.rule,
-      severity: 'fatal' as const,
-      location: '/',
-      message: problem.message,
-      field: problem.field,
-    }));
-  else
-    try {
-      if (format === 'facturx') {
-        // The CII it embeds, then the embedding itself (a draft's too: the PDF of its current revision).
-        const cii = writeModel(model, 'cii');
-        errors = await validator.validateEinvoice(cii.toString('utf8'), 'cii', ctx.accountId);
-        const pdf = await (await documentFile(ctx, validator, kind, id, now, cii)).render();
-        errors.push(...embeddingFindings(pdf));
-      } else
-        errors = await validator.validateEinvoice(writeModel(model, format).toString('utf8'), format, ctx.accountId);
-    } catch (error) {
-      if (error instanceof PdfRenderTimeout)
-        throw new AppError('SERVICE_UNAVAILABLE', 'Validating the e-invoice took too long. Try again shortly.');
-      throw error;
+  const syntax: XmlFormat = format === 'facturx' ? 'cii' : format;
+  let xml = (await frozenFile(ctx, kind, id, syntax, now))?.bytes;
+  let errors: EinvoiceValidation['errors'] = [];
+  if (xml === undefined) {
+    const { model, problems } = await einvoiceModel(ctx, kind, id, now);
+    if (model === null)
+      errors = problems.map((problem) => ({
+        rule: problem.rule,
+        severity: 'fatal' as const,
+        location: '/',
+        message: problem.message,
+        field: problem.field,
+      }));
+    else xml = writeModel(model, syntax);
+  }
+  if (xml !== undefined) {
+    errors = await poolFindings(validator, xml, syntax, ctx.accountId);
+    // Factur-X: the CII it embeds (above), then the embedding itself, in the stored PDF or one rendered now.
+    if (format === 'facturx') {
+      const pdf =
+        (await frozenFile(ctx, kind, id, 'facturx', now))?.bytes ??
+        (await renderFacturx(ctx, validator, kind, id, now, xml)).bytes;
+      errors.push(...embeddingFindings(pdf));
     }
+  }
   return {
     object: 'einvoice_validation',
     format,
     valid: errors.every((error) => error.severity !== 'fatal'),
-    artefacts: ARTEFACTS[format === 'facturx' ? 'cii' : format],
+    artefacts: ARTEFACTS[syntax],
     errors,
   };
 }

@@ -73,7 +73,12 @@ export const InvoiceEinvoiceSchema = Type.Object(
     sha256: Type.Object({
       ubl: Type.String({ description: 'SHA-256 of the UBL file, hex.' }),
       cii: Type.String({ description: 'SHA-256 of the CII file, hex.' }),
-      facturx: Nullable(Type.String({ description: 'SHA-256 of the Factur-X PDF, hex; null when not stored.' })),
+      facturx: Nullable(
+        Type.String({
+          description:
+            'SHA-256 of the Factur-X PDF frozen with the XML, hex; null for an invoice frozen before its PDF was kept.',
+        }),
+      ),
     }),
     frozen_at: { ...TimestampSchema, description: 'When the files were made and frozen (the first send).' },
     artefacts: Type.Array(
@@ -90,7 +95,7 @@ export const InvoiceEinvoiceSchema = Type.Object(
       sha256: {
         ubl: '9b2f6c0d8e4a1f3b5c7d9e0a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c',
         cii: '1a3c5e7f9b2d4f6a8c0e2a4c6e8a0c2e4a6c8e0a2c4e6a8c0e2a4c6e8a0c2e4a',
-        facturx: null,
+        facturx: '5c1e9a7b3d2f4e6a8b0c2d4e6f8a0b2c4d6e8f0a1b3c5d7e9f1a3b5c7d9e1f3a',
       },
       frozen_at: '2026-11-29T10:15:00.000Z',
       artefacts: [{ name: 'EN16931-UBL-validation', version: '1.3.15' }],

@@ -283,35 +283,25 @@ export async function updateInvoice(
           Object.assign(patch, await invoiceSentColumns(tx, { ...current, ...patch }));
         // Paid is reached by payments (below), never stamped here.
         if (status === 'void') Object.assign(patch, enter(INVOICE_LIFECYCLE, from, status, now.toISOString()));
-        let updated = (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current;
-        if (status === 'sent' && from === 'draft') updated = await invoiceSent(tx, updated);
+        let updated = withExtrasOf(
+          (await repository.updateInvoice(tx.db, tx.accountId, current.id, patch)) ?? current,
+          current,
+        );
+        // The first send's ledger entry, deposits and e-invoice, as the send makes them, before the event shows them.
+        if (from === 'draft' && updated.status === 'sent' && (await issueAndFreeze(tx, current, updated, true)))
+          updated = await getRow(tx, current.id);
         // A time line left out, or the invoice voided, releases the entries it billed (contract §29).
         if (status === 'void') await releaseTime(tx, current.id, current, null);
         else if (priced.line_items !== undefined) await releaseTime(tx, current.id, current, updated);
-        const edited = presentInvoice(
-          invoiceRecord(
-            updated,
-            current.payments,
-            current.payments_count,
-            current.timezone,
-            current.applications,
-            current.applications_count,
-            current.reminder_steps,
-            current.reminder_settings,
-          ),
-          now,
-        );
+        const edited = presentInvoice(updated, now);
         await recordChange(tx, {
           resource: 'invoice',
           before: presentInvoice(current, now),
           after: edited,
           statusEvents: INVOICE_LIFECYCLE.events,
         });
-        // The ledger first: the issue, the edit or the void of what this PUT changed.
-        if (from === 'draft' && updated.status === 'sent') {
-          await postInvoiceIssued(tx, updated);
-          await deductDeposits(tx, updated);
-        } else if (from === 'sent' && updated.status === 'void') await postInvoiceVoided(tx, updated);
+        // The ledger first: the edit or the void of what this PUT changed (the issue is posted above).
+        if (from === 'sent' && updated.status === 'void') await postInvoiceVoided(tx, updated);
         else if (from === 'sent') await postInvoiceEdited(tx, current, updated);
         // Marking paid records the rest as a payment (method `other`), so the balance always comes from payments.
         if (status === 'paid' && from !== 'paid') await payInFull(tx, updated, edited);
@@ -321,6 +311,38 @@ export async function updateInvoice(
       }),
     id,
   );
+}
+
+/** The row with what `record` read beside it (payments, applications, reminders, zone): unchanged by the write. */
+const withExtrasOf = (row: InvoiceRow, record: InvoiceRecord): InvoiceRecord =>
+  invoiceRecord(
+    row,
+    record.payments,
+    record.payments_count,
+    record.timezone,
+    record.applications,
+    record.applications_count,
+    record.reminder_steps,
+    record.reminder_settings,
+  );
+
+/**
+ * What follows marking an invoice sent, in its transaction and in this order on every path (the send, `PUT
+ * {status: "sent"}`): the first send issues it (its ledger entry) and deducts its quote's deposits (contract
+ * §23); then a send (`freeze`) freezes its e-invoice, whose BT-113 counts those deposits as paid (§31, §32).
+ * Answers whether the row changed since `updated`.
+ */
+async function issueAndFreeze(tx: Context, before: InvoiceRow, updated: InvoiceRow, freeze: boolean): Promise<boolean> {
+  let changed = false;
+  if (before.status === 'draft' && updated.status === 'sent') {
+    await postInvoiceIssued(tx, updated);
+    changed = await deductDeposits(tx, updated);
+  }
+  if (freeze) {
+    const current = changed ? await getRow(tx, updated.id) : updated;
+    if ((await invoiceSent(tx, current)) !== current) changed = true;
+  }
+  return changed;
 }
 
 async function payInFull(tx: Context, invoice: InvoiceRow, before: Invoice): Promise<void> {
@@ -336,29 +358,9 @@ export const SENDABLE_INVOICE: SendableKind<InvoiceRecord, Invoice> = {
   sentColumns: invoiceSentColumns,
   update: async (tx, row, patch) => {
     const updated = (await repository.updateInvoice(tx.db, tx.accountId, row.id, patch)) ?? row;
-    // The first send issues the invoice: its ledger entry rides the send's transaction.
-    let reread = false;
-    if (row.status === 'draft' && updated.status === 'sent') {
-      await postInvoiceIssued(tx, updated);
-      // A deposit on its quote is deducted in the same transaction (contract §23): the send shows the invoice after.
-      reread = await deductDeposits(tx, updated);
-    }
-    // A send (not a link's rotation) freezes the e-invoice, after the deposits it counts as paid (contract §31).
-    if ('sent_at' in patch) {
-      const current = reread ? await getRow(tx, row.id) : updated;
-      if ((await invoiceSent(tx, current)) !== current) reread = true;
-    }
-    if (reread) return getRow(tx, row.id);
-    return invoiceRecord(
-      updated,
-      row.payments,
-      row.payments_count,
-      row.timezone,
-      row.applications,
-      row.applications_count,
-      row.reminder_steps,
-      row.reminder_settings,
-    );
+    // A send (not a link's rotation) freezes the e-invoice; the first one issues the invoice before.
+    if (await issueAndFreeze(tx, row, updated, 'sent_at' in patch)) return getRow(tx, row.id);
+    return withExtrasOf(updated, row);
   },
   present: presentInvoice,
 };
