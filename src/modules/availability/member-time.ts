@@ -9,7 +9,7 @@ import type { BookingSettings } from '../accounts/index.js';
 import { findPropertyPlaces } from '../properties/index.js';
 import type { WorkingHours } from '../shared/index.js';
 import type { BookingMember } from '../team-members/index.js';
-import { projectOccurrences } from '../visit-schedules/index.js';
+import { projectedCommitments } from '../visit-schedules/index.js';
 import * as repository from './availability.repository.js';
 import { exceptionsOfMembers } from './exceptions.repository.js';
 import { type Interval, merge, type Place, subtract, travelMinutes, weeklyHours, widened } from './free-time.js';
@@ -73,9 +73,7 @@ export async function memberTimes(
     await exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
     await repository.visitsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo),
     await repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
-    ids.length === 0
-      ? []
-      : await projectOccurrences(ctx, { from: readFrom, to: readTo }, { assignee_ids: ids }, { limit: MAX_PROJECTED }),
+    await projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED),
   ];
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);
@@ -101,8 +99,8 @@ export async function memberTimes(
   for (const item of projected)
     for (const memberId of item.assignee_ids)
       add(memberId, {
-        start: Date.parse(item.start_at as string),
-        end: Date.parse(item.end_at as string),
+        start: item.start,
+        end: item.end,
         kind: 'visit',
         id: null,
         property_id: item.property_id,
