@@ -9,7 +9,7 @@ import type { BookingSettings } from '../accounts/index.js';
 import { findPropertyPlaces } from '../properties/index.js';
 import type { WorkingHours } from '../shared/index.js';
 import type { BookingMember } from '../team-members/index.js';
-import { projectedCommitments } from '../visit-schedules/index.js';
+import { projectedCommitments, type ScheduleReads } from '../visit-schedules/index.js';
 import * as repository from './availability.repository.js';
 import { exceptionsOfMembers } from './exceptions.repository.js';
 import { type Interval, merge, type Place, subtract, travelMinutes, weeklyHours, widened } from './free-time.js';
@@ -49,7 +49,8 @@ export interface Span {
 
 /**
  * The time of each member over `span` (instants that slots may touch), at `place`. `skipHold` leaves one hold
- * out (a booking rechecks its time with its own hold aside).
+ * out (a booking rechecks its time with its own hold aside); `schedules` is what the query has read of the
+ * members' schedules for its earlier spans (one object per query).
  */
 export async function memberTimes(
   ctx: Context,
@@ -59,8 +60,9 @@ export async function memberTimes(
   place: Place,
   span: Span,
   days: LocalDays,
-  skipHold?: string,
+  options: { skipHold?: string | undefined; schedules?: ScheduleReads } = {},
 ): Promise<Map<string, MemberTime>> {
+  const { skipHold, schedules } = options;
   const ids = members.map((member) => member.id);
   const from = new Date(span.from).toISOString();
   const to = new Date(span.to).toISOString();
@@ -71,9 +73,9 @@ export async function memberTimes(
   const now = ctx.clock.now().toISOString();
   const [exceptions, visits, holds, projected] = [
     await exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
-    await repository.visitsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo),
+    await repository.visitsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, settings.travel.mode !== 'none'),
     await repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
-    await projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED),
+    await projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED, schedules),
   ];
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);

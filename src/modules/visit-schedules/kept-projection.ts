@@ -112,6 +112,15 @@ const lookbackOf = (row: repository.ProjectableSchedule) =>
   row.duration_days !== null ? (Number(row.duration_days) * 24 + 2) * HOUR : Number(row.duration_minutes) * 60_000 + HOUR;
 
 /**
+ * What one query reads of its members' schedules (the rows and their exdates), once however many spans of its
+ * window it projects: pass the same object for every span of one query, and for one query only.
+ */
+export interface ScheduleReads {
+  schedules?: repository.ProjectableSchedule[];
+  exdates?: Map<string, string[]>;
+}
+
+/**
  * The projected occurrences of the open schedules naming any of `memberIds` that overlap [from, to) and have no
  * visit, the first `limit` by (start, schedule id): the calendar's projection of the same window, as commitments.
  */
@@ -120,15 +129,18 @@ export async function projectedCommitments(
   memberIds: string[],
   window: { from: number; to: number },
   limit: number,
+  reads: ScheduleReads = {},
 ): Promise<ProjectedCommitment[]> {
   if (memberIds.length === 0) return [];
-  const schedules = await repository.schedulesToProject(ctx.db, ctx.accountId, { assignee_ids: memberIds });
+  reads.schedules ??= await repository.schedulesToProject(ctx.db, ctx.accountId, { assignee_ids: memberIds });
+  const schedules = reads.schedules;
   if (schedules.length === 0) return [];
-  const exdates = await repository.exdatesOf(
+  reads.exdates ??= await repository.exdatesOf(
     ctx.db,
     ctx.accountId,
     schedules.map((row) => row.id),
   );
+  const exdates = reads.exdates;
   const inTurns = !ctx.db.isTransaction;
   const candidates: Array<{ row: repository.ProjectableSchedule; occurrence: Occurrence }> = [];
   for (const [index, row] of schedules.entries()) {
@@ -141,7 +153,7 @@ export async function projectedCommitments(
       if (occurrences === undefined) {
         occurrences = occurrencesIn(row, block);
         copy.blocks.set(block, occurrences);
-        kept.resize(row.id, copy.blocks.size);
+        if (kept.peek(row.id) === copy) kept.resize(row.id, copy.blocks.size);
       }
       for (const occurrence of occurrences)
         if (occurrence.start < window.to && occurrence.end > window.from && !skipped.includes(occurrence.key))
