@@ -34,19 +34,20 @@ export async function visitsOfMembers(
 ): Promise<VisitCommitment[]> {
   if (memberIds.length === 0) return [];
   const since = before(from, VISIT_LOOKBACK_MS);
-  const columns = [
-    'visit_assignees.team_member_id as team_member_id',
-    'visit_assignees.visit_id as visit_id',
-    'visit_assignees.start_at as start_at',
-    'visit_assignees.end_at as end_at',
-  ] as const;
+  // The place only with travel: else the visit's row is not read at all.
+  const property = places
+    ? sql<string | null>`(select visits.property_id from visits where visits.id = visit_assignees.visit_id)`
+    : sql<string | null>`null`;
   // One read: a range of the members' index (account, member, start_at) per member.
-  const query = places
-    ? db
-        .selectFrom('visit_assignees')
-        .innerJoin('visits', 'visits.id', 'visit_assignees.visit_id')
-        .select([...columns, 'visits.property_id as property_id'])
-    : db.selectFrom('visit_assignees').select([...columns, sql<null>`null`.as('property_id')]);
+  const query = db
+    .selectFrom('visit_assignees')
+    .select([
+      'visit_assignees.team_member_id as team_member_id',
+      'visit_assignees.visit_id as visit_id',
+      'visit_assignees.start_at as start_at',
+      'visit_assignees.end_at as end_at',
+      property.as('property_id'),
+    ]);
   return (await query
     .where('visit_assignees.account_id', '=', accountId)
     .where('visit_assignees.team_member_id', 'in', [...memberIds])
