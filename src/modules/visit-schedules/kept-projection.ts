@@ -109,7 +109,9 @@ function occurrencesIn(row: repository.ProjectableSchedule, block: number): Occu
 
 /** How long before a window an occurrence of the schedule may start and still overlap it. */
 const lookbackOf = (row: repository.ProjectableSchedule) =>
-  row.duration_days !== null ? (Number(row.duration_days) * 24 + 2) * HOUR : Number(row.duration_minutes) * 60_000 + HOUR;
+  row.duration_days !== null
+    ? (Number(row.duration_days) * 24 + 2) * HOUR
+    : Number(row.duration_minutes) * 60_000 + HOUR;
 
 /**
  * What one query reads of its members' schedules (the rows and their exdates), once however many spans of its
