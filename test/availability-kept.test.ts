@@ -43,6 +43,16 @@ async function schedule(body: Record<string, unknown>): Promise<Record<string, a
   return response.body.data;
 }
 
+/** A weekly schedule in Denver naming one member, 60 minutes unless `more` says otherwise. */
+async function weekly(memberId: string, day: string, startDate: string, time: string, more = {}) {
+  return schedule({
+    job_id: await job(),
+    recurrence: { rrule: `FREQ=WEEKLY;BYDAY=${day}`, start_date: startDate, time, timezone: 'America/Denver' },
+    template: { assignee_ids: [memberId] },
+    ...more,
+  });
+}
+
 /** The local times of a day in `zone` at which the member is busy: the 30-minute starts not offered. */
 async function busy(memberId: string, date: string, zone = 'America/Denver'): Promise<string[]> {
   const response = await api(
@@ -67,43 +77,39 @@ async function ok(method: string, url: string, body?: unknown) {
 
 test('each change is seen at the next query of the same day: edit, skip, pause, by hand, split to another zone, end', async () => {
   const id = await member();
-  const weekly = await schedule({
-    job_id: await job(),
-    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU', start_date: '2030-03-05', time: '14:00', timezone: 'America/Denver' },
-    template: { assignee_ids: [id] },
-  });
+  const tuesdays = await weekly(id, 'TU', '2030-03-05', '14:00');
   // Tuesday 12 March is past the horizon (materialised through the 8th): only projected.
-  assert.equal(weekly.materialized_through, '2030-03-08');
+  assert.equal(tuesdays.materialized_through, '2030-03-08');
   assert.deepEqual(await busy(id, '2030-03-12'), ['14:00', '14:30']);
   assert.deepEqual(await busy(id, '2030-03-12'), ['14:00', '14:30']);
 
-  await ok('PUT', `/v1/visit-schedules/${weekly.id}`, { duration_minutes: 120 });
+  await ok('PUT', `/v1/visit-schedules/${tuesdays.id}`, { duration_minutes: 120 });
   assert.deepEqual(await busy(id, '2030-03-12'), ['14:00', '14:30', '15:00', '15:30']);
 
-  await ok('POST', `/v1/visit-schedules/${weekly.id}/skip`, { occurrence_key: '2030-03-12T14:00' });
+  await ok('POST', `/v1/visit-schedules/${tuesdays.id}/skip`, { occurrence_key: '2030-03-12T14:00' });
   assert.deepEqual(await busy(id, '2030-03-12'), []);
-  await ok('POST', `/v1/visit-schedules/${weekly.id}/unskip`, { occurrence_key: '2030-03-12T14:00' });
+  await ok('POST', `/v1/visit-schedules/${tuesdays.id}/unskip`, { occurrence_key: '2030-03-12T14:00' });
   assert.deepEqual(await busy(id, '2030-03-12'), ['14:00', '14:30', '15:00', '15:30']);
 
-  await ok('POST', `/v1/visit-schedules/${weekly.id}/pause`, { from: '2030-03-10', until: '2030-03-16' });
+  await ok('POST', `/v1/visit-schedules/${tuesdays.id}/pause`, { from: '2030-03-10', until: '2030-03-16' });
   assert.deepEqual(await busy(id, '2030-03-12'), []);
   assert.deepEqual(await busy(id, '2030-03-19'), ['14:00', '14:30', '15:00', '15:30']);
-  await ok('POST', `/v1/visit-schedules/${weekly.id}/resume`, {});
+  await ok('POST', `/v1/visit-schedules/${tuesdays.id}/resume`, {});
   assert.deepEqual(await busy(id, '2030-03-12'), ['14:00', '14:30', '15:00', '15:30']);
 
   // A write by hand (or by another process): the copy follows the row as read, not BMS's own writes.
-  await sql`update visit_schedules set paused_from = ${'2030-03-12'}, paused_until = ${'2030-03-12'} where id = ${weekly.id}`.execute(
+  await sql`update visit_schedules set paused_from = ${'2030-03-12'}, paused_until = ${'2030-03-12'} where id = ${tuesdays.id}`.execute(
     context.database.db,
   );
   assert.deepEqual(await busy(id, '2030-03-12'), []);
-  await sql`update visit_schedules set paused_from = null, paused_until = null where id = ${weekly.id}`.execute(
+  await sql`update visit_schedules set paused_from = null, paused_until = null where id = ${tuesdays.id}`.execute(
     context.database.db,
   );
   assert.deepEqual(await busy(id, '2030-03-12'), ['14:00', '14:30', '15:00', '15:30']);
 
   // Split at the 19th into another zone and time: 10:00 in New York is 08:00 in Denver.
   assert.deepEqual(await busy(id, '2030-03-19'), ['14:00', '14:30', '15:00', '15:30']);
-  const { next } = await ok('POST', `/v1/visit-schedules/${weekly.id}/split`, {
+  const { next } = await ok('POST', `/v1/visit-schedules/${tuesdays.id}/split`, {
     from_occurrence_key: '2030-03-19T14:00',
     recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU', time: '10:00', timezone: 'America/New_York' },
     duration_minutes: 60,
@@ -119,21 +125,17 @@ test('each change is seen at the next query of the same day: edit, skip, pause, 
 
   await ok('DELETE', `/v1/visit-schedules/${next.id}`);
   assert.deepEqual(await busy(other, '2030-03-19'), []);
-  await ok('DELETE', `/v1/visit-schedules/${weekly.id}`);
+  await ok('DELETE', `/v1/visit-schedules/${tuesdays.id}`);
   assert.deepEqual(await busy(id, '2030-03-12'), []);
 });
 
 test('an occurrence that becomes a visit counts as that visit: moved, then canceled', async () => {
   const id = await member();
-  const weekly = await schedule({
-    job_id: await job(),
-    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=WE', start_date: '2030-03-06', time: '09:00', timezone: 'America/Denver' },
-    template: { assignee_ids: [id] },
-  });
+  const wednesdays = await weekly(id, 'WE', '2030-03-06', '09:00');
   assert.deepEqual(await busy(id, '2030-03-13'), ['09:00', '09:30']);
   // A longer horizon makes the visits of the 13th and the 20th (the rule's fields, and so the copy, are unchanged).
-  await ok('PUT', `/v1/visit-schedules/${weekly.id}`, { horizon_days: 21 });
-  const visits = (await api('GET', `/v1/visits?schedule_id=${weekly.id}&limit=100`)).body.data as Array<
+  await ok('PUT', `/v1/visit-schedules/${wednesdays.id}`, { horizon_days: 21 });
+  const visits = (await api('GET', `/v1/visits?schedule_id=${wednesdays.id}&limit=100`)).body.data as Array<
     Record<string, any>
   >;
   const visit = visits.find((one) => one.occurrence_key === '2030-03-13T09:00');
@@ -144,7 +146,7 @@ test('an occurrence that becomes a visit counts as that visit: moved, then cance
   await ok('PUT', `/v1/visits/${visit.id}`, { status: 'canceled' });
   assert.deepEqual(await busy(id, '2030-03-13'), []);
   // Deleting a made visit skips its occurrence (its key joins the exdates, without a change of the row).
-  const of20th = (await api('GET', `/v1/visits?schedule_id=${weekly.id}&limit=100`)).body.data.find(
+  const of20th = (await api('GET', `/v1/visits?schedule_id=${wednesdays.id}&limit=100`)).body.data.find(
     (one: Record<string, any>) => one.occurrence_key === '2030-03-20T09:00',
   );
   assert.ok(of20th, 'the visit of the 20th is made');
@@ -156,17 +158,8 @@ test('an occurrence that becomes a visit counts as that visit: moved, then cance
 
 test('across the daylight-saving changes: 09:00 and a time in the spring gap, each week asked twice', async () => {
   const id = await member();
-  await schedule({
-    job_id: await job(),
-    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=SU', start_date: '2030-03-03', time: '09:00', timezone: 'America/Denver' },
-    template: { assignee_ids: [id] },
-  });
-  await schedule({
-    job_id: await job(),
-    recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=SU', start_date: '2030-03-03', time: '02:30', timezone: 'America/Denver' },
-    duration_minutes: 30,
-    template: { assignee_ids: [id] },
-  });
+  await weekly(id, 'SU', '2030-03-03', '09:00');
+  await weekly(id, 'SU', '2030-03-03', '02:30', { duration_minutes: 30 });
   // 2030-03-10: 02:00 and 02:30 are no starts (the gap); the 02:30 occurrence moves forward by it, to 03:30 MDT.
   for (const [date, expected] of [
     ['2030-03-03', ['02:30', '09:00', '09:30']],
