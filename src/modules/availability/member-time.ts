@@ -123,6 +123,8 @@ export async function memberTimes(
     });
 
   const result = new Map<string, MemberTime>();
+  // Members on one clock with the same weekly hours (the account's, or the same list) share their instants.
+  const weeklyByShape = new Map<string, Interval[]>();
   for (const [index, member] of members.entries()) {
     // Outside a transaction (a query, not a hold or booking), other requests run between every ten members.
     if (!ctx.db.isTransaction && index % 10 === 9) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -136,10 +138,13 @@ export async function memberTimes(
       start: Date.parse(one.start_at),
       end: Date.parse(one.end_at),
     });
-    const hours = merge([
-      ...weeklyHours(hoursOf, zone, first, last, days),
-      ...own.filter((one) => one.kind === 'extra_hours').map(interval),
-    ]);
+    const shape = `${zone}|${member.working_hours ?? ''}`;
+    let weekly = weeklyByShape.get(shape);
+    if (weekly === undefined) {
+      weekly = weeklyHours(hoursOf, zone, first, last, days);
+      weeklyByShape.set(shape, weekly);
+    }
+    const hours = merge([...weekly, ...own.filter((one) => one.kind === 'extra_hours').map(interval)]);
     const timeOff = merge(own.filter((one) => one.kind === 'time_off').map(interval));
     const commitments = (byMember.get(member.id) ?? []).sort((a, b) => a.start - b.start);
     for (const commitment of commitments) commitment.gap = gapOf(commitment);
