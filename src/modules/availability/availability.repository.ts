@@ -20,27 +20,35 @@ export interface VisitCommitment {
   property_id: string | null;
 }
 
-/** The members' visits that are not canceled and overlap [from, to) (completed ones too). */
+/**
+ * The members' visits that are not canceled and overlap [from, to) (completed ones too); with `places`, each with
+ * its property (travel needs it), else with `property_id` null and no read of the visit's row.
+ */
 export async function visitsOfMembers(
   db: Executor,
   accountId: string,
   memberIds: readonly string[],
   from: string,
   to: string,
+  places = true,
 ): Promise<VisitCommitment[]> {
   if (memberIds.length === 0) return [];
   const since = before(from, VISIT_LOOKBACK_MS);
+  // The place only with travel: else the visit's row is not read at all.
+  const property = places
+    ? sql<string | null>`(select visits.property_id from visits where visits.id = visit_assignees.visit_id)`
+    : sql<string | null>`null`;
   // One read: a range of the members' index (account, member, start_at) per member.
-  return (await db
+  const query = db
     .selectFrom('visit_assignees')
-    .innerJoin('visits', 'visits.id', 'visit_assignees.visit_id')
     .select([
       'visit_assignees.team_member_id as team_member_id',
       'visit_assignees.visit_id as visit_id',
       'visit_assignees.start_at as start_at',
       'visit_assignees.end_at as end_at',
-      'visits.property_id as property_id',
-    ])
+      property.as('property_id'),
+    ]);
+  return (await query
     .where('visit_assignees.account_id', '=', accountId)
     .where('visit_assignees.team_member_id', 'in', [...memberIds])
     .where('visit_assignees.start_at', '>=', since)

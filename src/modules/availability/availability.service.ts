@@ -11,6 +11,7 @@ import { findProducts } from '../catalog/index.js';
 import { findPropertyPlaces } from '../properties/index.js';
 import type { WorkingHours } from '../shared/index.js';
 import { type BookingMember, findBookingMembers } from '../team-members/index.js';
+import type { ScheduleReads } from '../visit-schedules/index.js';
 import {
   type AvailabilityInput,
   MAX_CREW,
@@ -199,11 +200,17 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
   const days = new LocalDays();
   const place = await placeOf(ctx, query.property_id);
   const slots: Slot[] = [];
-  // The window is read a span at a time (7 days, then twice as long each time) and reading stops once the page
-  // is full: a page costs the commitments of the days it covers, not of the whole window.
+  const schedules: ScheduleReads = {};
+  // The window is read a span at a time, each ending at a local midnight, and reading stops once the page is
+  // full: a page costs the commitments of the days it covers, not of the whole window. The first span is 7 days;
+  // the next are as long as the slots found so far say the page still needs, and a day more (twice as long
+  // while none is found), at most twice the span before.
+  let date = days.dateOf(zone, first);
   let spanDays = 7;
-  for (let spanStart = first; spanStart < window.to && slots.length <= limit; spanDays *= 2) {
-    const spanEnd = Math.min(window.to, spanStart + spanDays * DAY);
+  for (let spanStart = first, daysRead = 0; spanStart < window.to && slots.length <= limit; ) {
+    let endDate = date;
+    for (let day = 0; day < spanDays; day++) endDate = days.nextDate(endDate);
+    const spanEnd = Math.min(window.to, days.midnight(zone, endDate));
     const times = await memberTimes(
       ctx,
       members,
@@ -212,6 +219,7 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
       place,
       { from: spanStart, to: spanEnd + duration * MINUTE },
       days,
+      { schedules },
     );
     await collectSlots(
       slots,
@@ -222,7 +230,13 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
       times,
       days,
     );
+    daysRead += spanDays;
+    spanDays =
+      slots.length === 0
+        ? spanDays * 2
+        : Math.min(spanDays * 2, Math.ceil(((limit + 1 - slots.length) * daysRead) / slots.length) + 1);
     spanStart = spanEnd;
+    date = endDate;
   }
   const hasMore = slots.length > limit;
   const items = slots.slice(0, limit);

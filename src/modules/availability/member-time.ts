@@ -9,7 +9,7 @@ import type { BookingSettings } from '../accounts/index.js';
 import { findPropertyPlaces } from '../properties/index.js';
 import type { WorkingHours } from '../shared/index.js';
 import type { BookingMember } from '../team-members/index.js';
-import { projectOccurrences } from '../visit-schedules/index.js';
+import { projectedCommitments, type ScheduleReads } from '../visit-schedules/index.js';
 import * as repository from './availability.repository.js';
 import { exceptionsOfMembers } from './exceptions.repository.js';
 import { type Interval, merge, type Place, subtract, travelMinutes, weeklyHours, widened } from './free-time.js';
@@ -49,7 +49,8 @@ export interface Span {
 
 /**
  * The time of each member over `span` (instants that slots may touch), at `place`. `skipHold` leaves one hold
- * out (a booking rechecks its time with its own hold aside).
+ * out (a booking rechecks its time with its own hold aside); `schedules` is what the query has read of the
+ * members' schedules for its earlier spans (one object per query).
  */
 export async function memberTimes(
   ctx: Context,
@@ -59,8 +60,9 @@ export async function memberTimes(
   place: Place,
   span: Span,
   days: LocalDays,
-  skipHold?: string,
+  options: { skipHold?: string | undefined; schedules?: ScheduleReads } = {},
 ): Promise<Map<string, MemberTime>> {
+  const { skipHold, schedules } = options;
   const ids = members.map((member) => member.id);
   const from = new Date(span.from).toISOString();
   const to = new Date(span.to).toISOString();
@@ -71,11 +73,9 @@ export async function memberTimes(
   const now = ctx.clock.now().toISOString();
   const [exceptions, visits, holds, projected] = [
     await exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
-    await repository.visitsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo),
+    await repository.visitsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, settings.travel.mode !== 'none'),
     await repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
-    ids.length === 0
-      ? []
-      : await projectOccurrences(ctx, { from: readFrom, to: readTo }, { assignee_ids: ids }, { limit: MAX_PROJECTED }),
+    await projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED, schedules),
   ];
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);
@@ -101,8 +101,8 @@ export async function memberTimes(
   for (const item of projected)
     for (const memberId of item.assignee_ids)
       add(memberId, {
-        start: Date.parse(item.start_at as string),
-        end: Date.parse(item.end_at as string),
+        start: item.start,
+        end: item.end,
         kind: 'visit',
         id: null,
         property_id: item.property_id,
@@ -123,6 +123,8 @@ export async function memberTimes(
     });
 
   const result = new Map<string, MemberTime>();
+  // Members on one clock with the same weekly hours (the account's, or the same list) share their instants.
+  const weeklyByShape = new Map<string, Interval[]>();
   for (const [index, member] of members.entries()) {
     // Outside a transaction (a query, not a hold or booking), other requests run between every ten members.
     if (!ctx.db.isTransaction && index % 10 === 9) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -136,10 +138,13 @@ export async function memberTimes(
       start: Date.parse(one.start_at),
       end: Date.parse(one.end_at),
     });
-    const hours = merge([
-      ...weeklyHours(hoursOf, zone, first, last, days),
-      ...own.filter((one) => one.kind === 'extra_hours').map(interval),
-    ]);
+    const shape = `${zone}|${member.working_hours ?? ''}`;
+    let weekly = weeklyByShape.get(shape);
+    if (weekly === undefined) {
+      weekly = weeklyHours(hoursOf, zone, first, last, days);
+      weeklyByShape.set(shape, weekly);
+    }
+    const hours = merge([...weekly, ...own.filter((one) => one.kind === 'extra_hours').map(interval)]);
     const timeOff = merge(own.filter((one) => one.kind === 'time_off').map(interval));
     const commitments = (byMember.get(member.id) ?? []).sort((a, b) => a.start - b.start);
     for (const commitment of commitments) commitment.gap = gapOf(commitment);

@@ -9,6 +9,7 @@ export {
 export { onVisitsLeft } from './materialize.js';
 export { openSchedulesAfter } from './visit-schedules.repository.js';
 export { projectOccurrences } from './projection.js';
+export { projectedCommitments, type ScheduleReads } from './kept-projection.js';
 // The recurrence engine, which recurring invoices (docs/api-contract.md §23) share with the schedules.
 export { parseRecurrence, describeRecurrence, type RecurrenceInput } from './recurrence.js';
 export { ruleDates } from './recurrence-expansion.js';

@@ -50,7 +50,7 @@ interface Times {
  */
 const timesCache = new Lru<string, Times>(20_000);
 
-function timesOf(
+export function timesOf(
   rule: Recurrence,
   durations: ReturnType<typeof durationsOf>,
   date: Temporal.PlainDate,
