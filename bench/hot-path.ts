@@ -395,7 +395,8 @@ async function main() {
   );
   await stop(sqlite.process);
   for (const prototype of prototypes) await stop(prototype.process);
-  for (const root of BEFORE) await measureBefore(root, sqliteEnv, newClient, (row, target) => rows.push(ratio(row, target)));
+  for (const root of BEFORE)
+    await measureBefore(root, sqliteEnv, newClient, (row, target) => rows.push(ratio(row, target)));
 
   const postgres = await startPostgresDatabase('hot');
   try {
