@@ -4,34 +4,14 @@
 // migration goes down and up again with the rows kept.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { systemClock } from '../src/core/deps.js';
-import { SYSTEM_ACTOR } from '../src/kernel/context.js';
-import { createAccount } from '../src/modules/accounts/index.js';
-import { migratableDatabase } from './helpers/migration.js';
+import { migratableDatabase, sentInvoiceAtLatest } from './helpers/migration.js';
 
 const NAME = '20261130020000_late_fee_invoices';
 
 test('an invoice and its reminder step stored before the migration read with no fee invoice, down and up again', async () => {
   const database = await migratableDatabase();
   try {
-    await database.migrateToLatest();
-    const account = await createAccount(database.db, systemClock, { name: 'Before late fee invoices' });
-    const ctx = {
-      db: database.db,
-      clock: systemClock,
-      links: { publicBaseUrl: 'http://127.0.0.1:3000' },
-      accountId: account.id,
-      actor: SYSTEM_ACTOR,
-    };
-    const { createClient } = await import('../src/modules/clients/clients.service.js');
-    const { createInvoice, getInvoice, SENDABLE_INVOICE } = await import('../src/modules/invoices/index.js');
-    const { sendDocument } = await import('../src/modules/sent-documents/index.js');
-    const client = await createClient(ctx, { name: 'Acme', email: 'ap@acme.example' });
-    const invoice = await createInvoice(ctx, {
-      client_id: client.id,
-      line_items: [{ description: 'Service', quantity: 1, unit_amount: 12345 }],
-    });
-    await sendDocument(ctx, SENDABLE_INVOICE, invoice.id, undefined);
+    const { account, invoice, read: readInvoice } = await sentInvoiceAtLatest(database, 'Before late fee invoices');
     await database.migrateTo(database.before(NAME));
     const now = new Date().toISOString();
     const db = database.db as any;
@@ -50,7 +30,7 @@ test('an invoice and its reminder step stored before the migration read with no 
       .execute();
     assert.ok((await database.migrateToLatest()).includes(NAME));
 
-    const read = await getInvoice(ctx, invoice.id, new Date());
+    const read = await readInvoice();
     assert.equal(read.late_fee_for_invoice_id, null);
     assert.deepEqual(read.reminders, [
       {
@@ -65,7 +45,7 @@ test('an invoice and its reminder step stored before the migration read with no 
     assert.equal((await db.selectFrom('invoice_reminders').select('id').execute()).length, 1);
     await database.migrateToLatest();
     assert.equal((await db.selectFrom('invoice_reminders').select('id').execute()).length, 1);
-    assert.equal((await getInvoice(ctx, invoice.id, new Date())).late_fee_for_invoice_id, null);
+    assert.equal((await readInvoice()).late_fee_for_invoice_id, null);
   } finally {
     await database.close();
   }

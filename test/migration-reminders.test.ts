@@ -3,40 +3,21 @@
 // e-mail a delivery of kind document; and the migration goes down and up again with the rows kept.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { systemClock } from '../src/core/deps.js';
-import { SYSTEM_ACTOR } from '../src/kernel/context.js';
-import { createAccount, getAccount } from '../src/modules/accounts/index.js';
-import { migratableDatabase } from './helpers/migration.js';
+import { getAccount } from '../src/modules/accounts/index.js';
+import { migratableDatabase, sentInvoiceAtLatest } from './helpers/migration.js';
 
 const NAME = '20261129110000_reminders';
 
 test('an account, a sent invoice and its e-mail made before the migration read as before, down and up again', async () => {
   const database = await migratableDatabase();
   try {
-    await database.migrateToLatest();
-    const account = await createAccount(database.db, systemClock, { name: 'Before reminders' });
-    const ctx = {
-      db: database.db,
-      clock: systemClock,
-      links: { publicBaseUrl: 'http://127.0.0.1:3000' },
-      accountId: account.id,
-      actor: SYSTEM_ACTOR,
-    };
-    const { createClient } = await import('../src/modules/clients/clients.service.js');
-    const { createInvoice, getInvoice, SENDABLE_INVOICE } = await import('../src/modules/invoices/index.js');
-    const { sendDocument } = await import('../src/modules/sent-documents/index.js');
-    const client = await createClient(ctx, { name: 'Acme', email: 'ap@acme.example' });
-    const invoice = await createInvoice(ctx, {
-      client_id: client.id,
-      line_items: [{ description: 'Service', quantity: 1, unit_amount: 12345 }],
-    });
-    await sendDocument(ctx, SENDABLE_INVOICE, invoice.id, undefined);
+    const { account, invoice, read: readInvoice } = await sentInvoiceAtLatest(database, 'Before reminders');
     await database.migrateTo(database.before(NAME));
     assert.ok((await database.migrateToLatest()).includes(NAME));
 
     const read = await getAccount(database.db, account.id);
     assert.deepEqual(read.reminders, { enabled: false, send_time: '09:00', steps: [] });
-    const after = await getInvoice(ctx, invoice.id, new Date());
+    const after = await readInvoice();
     assert.equal(after.status, 'sent');
     assert.equal(after.reminders_enabled, true);
     assert.deepEqual(after.reminders, []);

@@ -127,3 +127,32 @@ export async function oldLedger(
     ...fields,
   });
 }
+
+/**
+ * A new account's invoice of 123.45 to Acme, sent, made by this version's services on a database migrated to the
+ * latest (for a migration whose down keeps such rows): the test then migrates down to the version before it.
+ */
+export async function sentInvoiceAtLatest(database: MigratableDatabase, accountName: string) {
+  await database.migrateToLatest();
+  const { systemClock } = await import('../../src/core/deps.js');
+  const { SYSTEM_ACTOR } = await import('../../src/kernel/context.js');
+  const { createAccount } = await import('../../src/modules/accounts/index.js');
+  const { createClient } = await import('../../src/modules/clients/clients.service.js');
+  const { createInvoice, getInvoice, SENDABLE_INVOICE } = await import('../../src/modules/invoices/index.js');
+  const { sendDocument } = await import('../../src/modules/sent-documents/index.js');
+  const account = await createAccount(database.db, systemClock, { name: accountName });
+  const ctx = {
+    db: database.db,
+    clock: systemClock,
+    links: { publicBaseUrl: 'http://127.0.0.1:3000' },
+    accountId: account.id,
+    actor: SYSTEM_ACTOR,
+  };
+  const client = await createClient(ctx, { name: 'Acme', email: 'ap@acme.example' });
+  const invoice = await createInvoice(ctx, {
+    client_id: client.id,
+    line_items: [{ description: 'Service', quantity: 1, unit_amount: 12345 }],
+  });
+  await sendDocument(ctx, SENDABLE_INVOICE, invoice.id, undefined);
+  return { account, invoice, read: (at = new Date()) => getInvoice(ctx, invoice.id, at) };
+}
