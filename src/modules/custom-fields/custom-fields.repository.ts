@@ -94,6 +94,25 @@ export const liveCustomFields: (db: Executor, accountId: string, resource: strin
       .orderBy('id'),
   );
 
+/** Compiled once: every create and update of a kind with custom fields, and every GET on PostgreSQL, reads it. */
+const liveUnlessStamped = prepared((db: Executor, kept: string, accountId: string, resource: string) =>
+  db
+    .selectFrom('custom_field_stamps as s')
+    .leftJoin('custom_fields as f', (join) =>
+      join
+        .onRef('f.account_id', '=', 's.account_id')
+        .onRef('f.resource', '=', 's.resource')
+        .on('f.deleted_at', 'is', null)
+        .on('s.stamp', '<>', kept),
+    )
+    .select(['s.stamp as stamp', ...COLUMNS.map((column) => `f.${column}` as const)])
+    .where('s.account_id', '=', accountId)
+    .where('s.resource', '=', resource)
+    .orderBy('f.position')
+    .orderBy('f.created_at')
+    .orderBy('f.id'),
+);
+
 /**
  * The kind's live definitions with their stamp (custom_field_stamps, kept by trigger), in one round trip; `rows`
  * undefined when the stamp is still `kept` (the definitions are those read with it). No stamp: none was ever
@@ -105,22 +124,7 @@ export async function liveCustomFieldsUnlessStamped(
   resource: string,
   kept: string | undefined,
 ): Promise<{ stamp: string | undefined; rows: CustomFieldRow[] | undefined }> {
-  const read = await db
-    .selectFrom('custom_field_stamps as s')
-    .leftJoin('custom_fields as f', (join) =>
-      join
-        .onRef('f.account_id', '=', 's.account_id')
-        .onRef('f.resource', '=', 's.resource')
-        .on('f.deleted_at', 'is', null)
-        .on('s.stamp', '<>', kept ?? ''),
-    )
-    .select(['s.stamp as stamp', ...COLUMNS.map((column) => `f.${column}` as const)])
-    .where('s.account_id', '=', accountId)
-    .where('s.resource', '=', resource)
-    .orderBy('f.position')
-    .orderBy('f.created_at')
-    .orderBy('f.id')
-    .execute();
+  const read = await liveUnlessStamped(db, kept ?? '', accountId, resource);
   const stamp = read[0]?.stamp;
   if (stamp !== undefined && stamp === kept) return { stamp, rows: undefined };
   const rows = read.filter((row) => row.id !== null) as unknown as CustomFieldRow[];
