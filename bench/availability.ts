@@ -52,7 +52,7 @@ async function seed(database: Database, base: string, key: string, accountId: st
   // of 1–2 hours per slot, spread over the members and the year.
   for (let from = 0; from < VISITS; from += 2_000) {
     await db.transaction().execute(async (trx) => {
-      const rows: VisitRow[] = [];
+      const rows: Omit<VisitRow, 'tags'>[] = [];
       const assignees: VisitAssigneeRow[] = [];
       for (let index = from; index < Math.min(VISITS, from + 2_000); index++) {
         const member = index % MEMBERS;
@@ -92,7 +92,6 @@ async function seed(database: Database, base: string, key: string, accountId: st
           external_id: null,
           metadata: '{}',
           custom_fields: '{}',
-          tags: '[]',
           created_at: now,
           updated_at: now,
         });

@@ -73,7 +73,7 @@ async function seedAccount(
   for (let from = 0; from < clientCount; from += 500) {
     await db.transaction().execute(async (trx) => {
       const clientRows = [];
-      const jobRows: JobRow[] = [];
+      const jobRows: Omit<JobRow, 'tags'>[] = [];
       for (let index = from; index < Math.min(clientCount, from + 500); index++) {
         const clientId = uuidv7();
         const jobId = uuidv7();
@@ -126,7 +126,6 @@ async function seedAccount(
           visits_next_start_at: null,
           metadata: '{}',
           custom_fields: '{}',
-          tags: '[]',
           created_at: now,
           updated_at: now,
         });
@@ -139,7 +138,7 @@ async function seedAccount(
   for (let from = 0; from < visits; from += 5000) {
     await db.transaction().execute(async (trx) => {
       for (let at = from; at < Math.min(visits, from + 5000); at += 500) {
-        const rows: VisitRow[] = [];
+        const rows: Omit<VisitRow, 'tags'>[] = [];
         const assignees: VisitAssigneeRow[] = [];
         for (let index = at; index < Math.min(visits, at + 500); index++) {
           // Spread evenly over the year whatever the count: the small account's visits are as dated as the large one's.
@@ -192,7 +191,6 @@ async function seedAccount(
             external_id: null,
             metadata: '{}',
             custom_fields: '{}',
-            tags: '[]',
             created_at: now,
             updated_at: now,
           });

@@ -47,7 +47,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
   for (let from = 0; from < ROWS; from += 20 * BATCH) {
     await db.transaction().execute(async (trx) => {
       for (let at = from; at < Math.min(ROWS, from + 20 * BATCH); at += BATCH) {
-        const rows: ClientRow[] = [];
+        const rows: Omit<ClientRow, 'tags'>[] = [];
         for (let index = at; index < Math.min(ROWS, at + BATCH); index += 1) {
           const id = uuidv7();
           if (index < INVOICE_CLIENTS) clientIds.push(id);
@@ -66,7 +66,6 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             notes: null,
             metadata: '{}',
             custom_fields: '{}',
-            tags: '[]',
             einvoicing: null,
             created_at: instant(index),
             updated_at: instant(index + (index % 7) * 3600),
@@ -80,7 +79,7 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
   for (let from = 0; from < ROWS; from += 20 * BATCH) {
     await db.transaction().execute(async (trx) => {
       for (let at = from; at < Math.min(ROWS, from + 20 * BATCH); at += BATCH) {
-        const rows: InvoiceRow[] = [];
+        const rows: Omit<InvoiceRow, 'tags'>[] = [];
         for (let index = at; index < Math.min(ROWS, at + BATCH); index += 1) {
           const status = STATUSES[index % STATUSES.length]!;
           const numbered = status !== 'draft';
@@ -131,7 +130,6 @@ async function seedRows(database: Database, accountId: string): Promise<Seeded> 
             hosted_recipient: null,
             metadata: '{}',
             custom_fields: '{}',
-            tags: '[]',
             created_at: instant(index),
             updated_at: instant(index + (index % 5) * 86_400),
           });

@@ -48,7 +48,6 @@ before(async () => {
       notes: null,
       metadata: '{}',
       custom_fields: '{}',
-      tags: '[]',
       einvoicing: null,
       created_at: instant(index),
       updated_at: instant(2 * ROWS - index),
@@ -104,7 +103,6 @@ before(async () => {
       hosted_recipient: null,
       metadata: '{}',
       custom_fields: '{}',
-      tags: '[]',
       created_at: instant(index),
       updated_at: instant(index),
     });

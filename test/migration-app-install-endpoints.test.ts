@@ -69,7 +69,7 @@ test('active installs of apps with a webhook get their endpoint, spelled out as 
       db,
     );
 
-    assert.deepEqual(await database.migrateToLatest(), [NAME]);
+    assert.ok((await database.migrateToLatest()).includes(NAME));
     const expected = [
       {
         app_install_id: INSTALL,
@@ -153,7 +153,7 @@ test('active installs of apps with a webhook get their endpoint, spelled out as 
 
     await database.migrateTo(database.before(NAME));
     assert.deepEqual(await endpoints(), expected, 'down keeps the endpoints');
-    assert.deepEqual(await database.migrateToLatest(), [NAME]);
+    assert.ok((await database.migrateToLatest()).includes(NAME));
     assert.deepEqual(await endpoints(), expected, 'up again adds none');
   } finally {
     await database.close();

@@ -66,7 +66,7 @@ test('the queue of files to remove, on a database that holds an attachment: empt
         updated_at: now,
       })
       .execute();
-    assert.deepEqual(await database.migrateToLatest(), [REMOVALS]);
+    assert.ok((await database.migrateToLatest()).includes(REMOVALS));
     assert.deepEqual(await db.selectFrom('attachment_removals').selectAll().execute(), []);
     const queued = { account_id: account.id, sha256: 'a'.repeat(64), queued_at: now };
     await db.insertInto('attachment_removals').values(queued).execute();
