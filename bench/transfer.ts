@@ -12,6 +12,7 @@
 // (20), SCALE_ENGINE (sqlite | postgres).
 import fs from 'node:fs';
 import os from 'node:os';
+import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { openDatabase } from '../src/db/database.js';
 import { api, prepare, startBms, stop, onEachEngine } from './lib.js';
@@ -144,6 +145,10 @@ async function feedPages(base: string, key: string, accountId: string, config: P
     .values({ account_id: accountId, last_position: 1_000_000_000 + CHANGES })
     .onConflict((conflict) => conflict.column('account_id').doUpdateSet({ last_position: 1_000_000_000 + CHANGES }))
     .execute();
+  // A million changes written at once, as no account writes them: PostgreSQL's statistics are brought up to them
+  // here, as its autovacuum does within the next minute (until then each page read the kind's every change and
+  // sorted them: 270–370 ms a page). SQLite keeps no statistics (BMS never runs ANALYZE there).
+  if (config.kind === 'postgres') await sql`analyze changes`.execute(database.db);
   await database.close();
   const cursorAt = (position: number) =>
     Buffer.from(JSON.stringify({ p: position, t: Date.now() })).toString('base64url');

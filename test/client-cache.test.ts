@@ -3,7 +3,8 @@
 // through the API (creates, partial updates, deletes, properties added and deleted), through a second
 // connection (a shell, another process: updates, a property deleted, a client deleted) and through the `bms`
 // command (another process's commit), custom fields defined, deleted and set (through the API and the second
-// connection), each followed by every read compared with a direct read of the rows.
+// connection), tags added, removed, renamed (with and without a merge), deleted and renamed by the second
+// connection, each followed by every read compared with a direct read of the rows.
 // On SQLite the reads go through the kept copies (modules/clients/client-cache.ts); on PostgreSQL nothing is
 // kept, and the same comparison checks the path the API reads by against the rows themselves.
 import assert from 'node:assert/strict';
@@ -217,8 +218,33 @@ const write = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('set field elsewhere' as const), at, field: at, value: word }),
   },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('tag' as const), at, tag: fc.nat(3) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('untag' as const), at, tag: fc.nat(3) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('rename tag' as const),
+      tag: fc.nat(3),
+      name: fc.nat(3),
+      merge: fc.boolean(),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete tag' as const), tag: fc.nat(3) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('rename tag elsewhere' as const), tag: fc.nat(3), name: word }),
+  },
 );
+/** Tag names the writes choose from: two differ only by case (contract §27: one tag, whatever its case). */
+const TAG_NAMES = ['Gold', 'vip', 'North', 'GOLD'] as const;
+
 type Write = typeof write extends fc.Arbitrary<infer W> ? W : never;
+
+/** One of the account's tags, chosen by `at` among them in creation order (read straight from the rows). */
+async function accountTag(accountId: string, at: number): Promise<string | undefined> {
+  const tags = await foreign.rows('select id from tags where account_id = ? order by created_at, id', [accountId]);
+  return tags[at % Math.max(tags.length, 1)]?.id as string | undefined;
+}
 
 async function apply(change: Write, key: string, accountId: string, truth: Awaited<ReturnType<typeof uncached>>) {
   const ids = truth.byCreation;
@@ -297,6 +323,46 @@ async function apply(change: Write, key: string, accountId: string, truth: Await
       return foreign.run('update clients set custom_fields = ? where id = ?', [
         JSON.stringify({ [field]: change.value }),
         id,
+      ]);
+    }
+    case 'tag':
+      if (id === undefined) return;
+      return call('POST', `/v1/clients/${id}/tags`, { tags: [TAG_NAMES[change.tag % TAG_NAMES.length]] });
+    case 'untag': {
+      if (id === undefined) return;
+      const name = TAG_NAMES[change.tag % TAG_NAMES.length] as string;
+      const response = await context.request('DELETE', `/v1/clients/${id}/tags/${name}`, { key });
+      // A tag the client does not carry (or the account has not got): 404, a write that changes nothing.
+      assert.ok(response.status === 200 || response.status === 404, response.text);
+      return;
+    }
+    case 'rename tag': {
+      const tag = await accountTag(accountId, change.tag);
+      if (tag === undefined) return;
+      clock.advance(1);
+      const url = `/v1/tags/${tag}${change.merge ? '?merge=true' : ''}`;
+      const body = { name: TAG_NAMES[change.name % TAG_NAMES.length] };
+      const response = await context.request('PUT', url, { key, body });
+      // Onto another tag's name without `merge`: 409, nothing changes.
+      assert.ok(response.status === 200 || (response.status === 409 && !change.merge), response.text);
+      return;
+    }
+    case 'delete tag': {
+      const tag = await accountTag(accountId, change.tag);
+      return tag === undefined ? undefined : call('DELETE', `/v1/tags/${tag}`);
+    }
+    case 'rename tag elsewhere': {
+      const tag = await accountTag(accountId, change.tag);
+      if (tag === undefined) return;
+      const taken = await foreign.rows('select id from tags where account_id = ? and name_key = ?', [
+        accountId,
+        change.name.toLowerCase(),
+      ]);
+      if (taken.length > 0) return;
+      return foreign.run('update tags set name = ?, name_key = ? where id = ?', [
+        change.name,
+        change.name.toLowerCase(),
+        tag,
       ]);
     }
   }

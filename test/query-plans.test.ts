@@ -15,6 +15,7 @@ import {
   type ClientFilters,
 } from '../src/modules/clients/clients.repository.js';
 import { EVENT_SORTS, listEventsPlan } from '../src/modules/events/events.repository.js';
+import { listChangesQuery } from '../src/modules/events/changes.repository.js';
 import { API_KEY_SORTS, listApiKeysPlan } from '../src/modules/api-keys/api-keys.repository.js';
 import { INVOICE_SORTS, listInvoicesPlan } from '../src/modules/invoices/invoices.repository.js';
 import { JOB_SORTS, listJobsPlan } from '../src/modules/jobs/jobs.repository.js';
@@ -1035,6 +1036,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'tags',
     'oauth_tokens',
     'attachments',
+    'changes',
   ].find((name) => index.startsWith(`${name}_`))!;
   const reads = onPostgres
     ? text
@@ -1685,5 +1687,21 @@ describe(`an app's attempt log and lapsed refresh tokens on ${onPostgres ? 'Post
       await plan(lapsedRefreshTokensQuery(db(), '2027-03-01T00:00:00.000Z', 100)),
       'oauth_tokens_live_refresh_idx',
       false,
+    ));
+});
+
+describe(`the change feed's page on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: a range of one index per kind`, () => {
+  // Contract §26: the page after a position costs the same wherever the position is, and whatever the kinds.
+  test('one kind: a range of changes_kind_position from the cursor, never sorted', async () =>
+    assertReads(
+      await plan(listChangesQuery(db(), accountId, 1_000_000, ['product'], 100)),
+      'changes_kind_position',
+      false,
+    ));
+  test('several kinds: a range of changes_kind_position per kind, merged', async () =>
+    assertReads(
+      await plan(listChangesQuery(db(), accountId, 1_000_000, ['client', 'invoice', 'product'], 100)),
+      'changes_kind_position',
+      true,
     ));
 });

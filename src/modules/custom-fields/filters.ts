@@ -131,13 +131,39 @@ function conditionOf(db: Executor, accountId: string, table: string, asked: Aske
   if (asked.lte !== undefined) parts.push(sql<SqlBool>`${value} <= ${asked.lte}`);
   if (asked.equals === undefined) parts.push(sql<SqlBool>`${value} is not null`);
   const matches = sql<SqlBool>`${sql.join(parts, sql` and `)}`;
-  const range = db
-    .selectFrom('custom_field_values')
-    .select(sql.ref<string>('object_id').as('range_id'))
-    .where(matches)
-    .orderBy(sql.ref(column))
-    .orderBy(sql.ref('object_id'))
-    .limit(sql.lit(WALK_LIMIT + 1));
+  const rangeOf = (where: typeof matches) =>
+    db
+      .selectFrom('custom_field_values')
+      .select(sql.ref<string>('object_id').as('range_id'))
+      .where(where)
+      .orderBy(sql.ref(column))
+      .orderBy(sql.ref('object_id'))
+      .limit(sql.lit(WALK_LIMIT + 1));
+  // Any of several values: one range of the index per value, each cut at WALK_LIMIT + 1, then together. PostgreSQL
+  // 15 cannot read `value in (…)` in the index's order, so one range over them all sorted every matching row
+  // (60–100 ms for two values each held by a fifth of a million clients). Counting needs no order: the ranges
+  // together hold at most WALK_LIMIT entries only when each was read whole.
+  const values = asked.equals && asked.equals.length > 1 ? [...new Set(asked.equals)] : [];
+  const range =
+    values.length > 1
+      ? db
+          .selectFrom(
+            values
+              .map((one, index) =>
+                db
+                  .selectFrom(
+                    rangeOf(
+                      sql<SqlBool>`account_id = ${accountId} and field_id = ${asked.field.id} and ${value} = ${one}`,
+                    ).as(`value${index}`),
+                  )
+                  .selectAll(),
+              )
+              .reduce((union, branch) => union.unionAll(branch))
+              .as('values'),
+          )
+          .selectAll()
+          .limit(sql.lit(WALK_LIMIT + 1))
+      : rangeOf(matches);
   // One row's check: a probe of the index by (account_id, field_id, [value,] object_id). Fenced, so that
   // PostgreSQL keeps it a probe per row rather than hashing every value row of the field first.
   const probe = fenced(

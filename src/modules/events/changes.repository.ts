@@ -103,7 +103,37 @@ export async function sequenceChanges(trx: Executor, accountId: string, limit: n
 
 export type ChangeRow = Pick<ChangesTable, 'kind' | 'object_id' | 'position' | 'deleted' | 'changed_at'>;
 
-/** Positioned changes after `after`, of the given kinds, in position order: `limit` of them and one more. */
+/**
+ * Positioned changes after `after`, of the given kinds, in position order: `limit` of them and one more. Each kind
+ * is one range of `changes_kind_position` read for at most a page, and the ranges are merged: the page costs the
+ * same at any position and whatever the planner's statistics say of the kinds (migration 20261130160000).
+ */
+export function listChangesQuery(
+  db: Executor,
+  accountId: string,
+  after: number,
+  kinds: readonly string[],
+  limit: number,
+) {
+  const ranges = [...new Set(kinds)].map((kind) =>
+    db
+      .selectFrom('changes')
+      .select(['kind', 'object_id', 'position', 'deleted', 'changed_at'])
+      .where('account_id', '=', accountId)
+      .where('kind', '=', kind)
+      .where('position', '>', after)
+      .orderBy('position')
+      .limit(limit + 1),
+  );
+  if (ranges.length === 1) return ranges[0]!;
+  const [first, ...rest] = ranges.map((range, index) => db.selectFrom(range.as(`kind${index}`)).selectAll());
+  return db
+    .selectFrom(rest.reduce((merged, range) => merged.unionAll(range), first!).as('merged'))
+    .selectAll()
+    .orderBy('position')
+    .limit(limit + 1);
+}
+
 export async function listChanges(
   db: Executor,
   accountId: string,
@@ -112,15 +142,7 @@ export async function listChanges(
   limit: number,
 ): Promise<ChangeRow[]> {
   if (kinds.length === 0) return [];
-  return db
-    .selectFrom('changes')
-    .select(['kind', 'object_id', 'position', 'deleted', 'changed_at'])
-    .where('account_id', '=', accountId)
-    .where('position', '>', after)
-    .where('kind', 'in', kinds)
-    .orderBy('position')
-    .limit(limit + 1)
-    .execute();
+  return listChangesQuery(db, accountId, after, kinds, limit).execute();
 }
 
 /** Whether changes of the account still wait for a position (the next page may hold them). */
