@@ -2,6 +2,7 @@
 // account, who is acting, and where the client hub's links point. Routes build one per request; services pass it on,
 // inside a transaction as `{ ...ctx, db: trx }` (see `inTransaction`).
 import type { Clock } from '../core/deps.js';
+import { conflict } from '../core/errors.js';
 import type { Executor } from '../db/index.js';
 import type { Origin } from './operation-scope.js';
 
@@ -16,6 +17,8 @@ export interface Runtime {
   readonly db: Executor;
   readonly clock: Clock;
   readonly links: HostedLinks;
+  /** Inside `inTransaction`'s own transaction: what `WorkOutside` did before this run, by its key. */
+  readonly outside?: ReadonlyMap<string, unknown>;
 }
 
 /**
@@ -40,8 +43,39 @@ export interface Context extends Runtime {
   readonly origin?: Origin | undefined;
 }
 
-/** Runs `work` in a transaction: the one `ctx` already holds, else a new one that commits when it resolves. */
-export function inTransaction<C extends Runtime, T>(ctx: C, work: (tx: C) => Promise<T>): Promise<T> {
+/**
+ * Slow work a transaction needs done before it can finish, done outside any transaction so that no lock and no
+ * writer is held for it (building and validating an e-invoice's files: docs/decisions.md "E-invoices: freezing
+ * outside the writer"). Thrown inside `inTransaction`'s work when `tx.outside` has nothing under `key`: the
+ * transaction rolls back, `run` runs, and the work runs again from the start with its answer under `key`. A key
+ * the work still misses after `OUTSIDE_ROUNDS` runs of `run` (what it stands on kept changing) is 409 `conflict`.
+ */
+export class WorkOutside extends Error {
+  constructor(
+    readonly key: string,
+    readonly run: (outside: Runtime) => Promise<unknown>,
+    readonly conflict: string,
+  ) {
+    super('work to do outside the transaction');
+  }
+}
+
+const OUTSIDE_ROUNDS = 3;
+
+/**
+ * Runs `work` in a transaction: the one `ctx` already holds, else a new one that commits when it resolves (and
+ * runs again after the `WorkOutside` it throws is done).
+ */
+export async function inTransaction<C extends Runtime, T>(ctx: C, work: (tx: C) => Promise<T>): Promise<T> {
   if (ctx.db.isTransaction) return work(ctx);
-  return ctx.db.transaction().execute((trx) => work({ ...ctx, db: trx }));
+  const outside = new Map<string, unknown>();
+  for (let round = 0; ; round += 1) {
+    try {
+      return await ctx.db.transaction().execute((trx) => work({ ...ctx, db: trx, outside }));
+    } catch (error) {
+      if (!(error instanceof WorkOutside)) throw error;
+      if (round === OUTSIDE_ROUNDS) throw conflict(error.conflict);
+      outside.set(error.key, await error.run(ctx));
+    }
+  }
 }

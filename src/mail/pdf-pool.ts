@@ -15,6 +15,8 @@ import type { EinvoiceSyntax, ValidationFinding } from './einvoice-validation.js
 export interface PdfPoolOptions {
   threads: number;
   timeoutMs: number;
+  /** How far below the API's CPU priority the threads run (Linux; mail/pdf-worker.ts). Absent: 0. */
+  nice?: number;
 }
 
 export class PdfRenderTimeout extends Error {
@@ -70,7 +72,13 @@ export class PdfPool {
   logoDecodes = 0;
 
   constructor(private readonly options: PdfPoolOptions) {
-    this.pool = new Piscina({ filename: WORKER, minThreads: 0, maxThreads: options.threads, idleTimeout: 30_000 });
+    this.pool = new Piscina({
+      filename: WORKER,
+      minThreads: 0,
+      maxThreads: options.threads,
+      idleTimeout: 30_000,
+      workerData: { nice: options.nice ?? 0 },
+    });
   }
 
   /** The document's PDF bytes. Rejects with PdfRenderTimeout past the time limit, queueing included. */
