@@ -1,0 +1,198 @@
+// Freezing outside the writer (contract §31 "Frozen when sent"; docs/decisions.md "E-invoices: freezing outside
+// the writer"): a send's e-invoice files are built and validated in the pool outside its transaction, so another
+// account's write completes while the send is still validating; an edit of the invoice during the build makes the
+// send build again from the edited invoice (its files always those of the invoice as sent), and an invoice edited
+// during each of three builds is refused with 409 CONFLICT, left a draft with nothing frozen.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { createTestContext, type TestContext } from './helpers/context.js';
+
+let context: TestContext;
+let key: string;
+let otherKey: string;
+let buyerId: string;
+let vat19: string;
+
+const request = (method: string, url: string, body?: unknown, as = key) =>
+  context.request(method, url, { key: as, ...(body === undefined ? {} : { body }) });
+async function ok(method: string, url: string, body?: unknown, status = method === 'POST' ? 201 : 200) {
+  const response = await request(method, url, body);
+  assert.equal(response.status, status, `${method} ${url}: ${response.text}`);
+  return response.body.data;
+}
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+const SELLER = {
+  name: 'Müller Haustechnik',
+  legal_name: 'Müller Haustechnik GmbH',
+  email: 'buero@mueller-haustechnik.example',
+  currency: 'EUR',
+  address: { line1: 'Lindenstraße 5', city: 'Berlin', postal_code: '10969', country: 'DE' },
+  vat_id: 'DE123456789',
+  payment_account: { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' },
+  einvoicing_enabled: true,
+};
+
+/** `count` lines of 10.00 at 19 %, the first at `first` minor units. */
+const lines = (count: number, first = 1000) =>
+  Array.from({ length: count }, (_, index) => ({
+    description: `Part ${index + 1}`,
+    quantity: 1,
+    unit_amount: index === 0 ? first : 1000,
+    tax_rate_ids: [vat19],
+  }));
+
+const draftOf = (count: number) =>
+  ok('POST', '/v1/invoices', { client_id: buyerId, rounding: 'per_document', line_items: lines(count) });
+
+/**
+ * Watches the pool's e-invoice validations (the pool itself runs them): `before(call)` runs as the call-th begins,
+ * before the validation does. Not a stand-in for the database or the pool.
+ */
+function watchValidations(before: (call: number, syntax: string) => Promise<void> = async () => {}) {
+  const pool = context.app.pdf;
+  const original = pool.validateEinvoice;
+  let calls = 0;
+  pool.validateEinvoice = async (xml, syntax, accountId) => {
+    calls += 1;
+    await before(calls, syntax);
+    return original.call(pool, xml, syntax, accountId);
+  };
+  return {
+    calls: () => calls,
+    restore: () => {
+      pool.validateEinvoice = original;
+    },
+  };
+}
+
+/** The sent invoice's frozen files: each download's SHA-256 the one stated, the UBL's totals the invoice's. */
+async function assertFilesMatch(sent: Record<string, any>, payable: string): Promise<void> {
+  for (const format of ['ubl', 'cii', 'facturx'] as const) {
+    const response = await request('GET', `/v1/invoices/${sent.id}/einvoice?format=${format}`);
+    assert.equal(response.status, 200, response.text);
+    assert.equal(sha256(response.raw), sent.einvoice.sha256[format], format);
+  }
+  const ubl = (await request('GET', `/v1/invoices/${sent.id}/einvoice?format=ubl`)).raw.toString('utf8');
+  assert.match(ubl, new RegExp(`<cbc:ID>${sent.number}</cbc:ID>`));
+  assert.match(ubl, new RegExp(`<cbc:TaxInclusiveAmount currencyID="EUR">${payable.replace('.', '\\.')}</cbc:`));
+  assert.match(ubl, new RegExp(`<cbc:PayableAmount currencyID="EUR">${payable.replace('.', '\\.')}</cbc:`));
+}
+
+before(async () => {
+  // The builds run in the pool on a busy test machine: give them time.
+  context = await createTestContext({ env: { PDF_RENDER_TIMEOUT_MS: '120000' } });
+  ({ key } = await context.account('Freezing seller'));
+  ({ key: otherKey } = await context.account('Another account'));
+  await ok('PUT', '/v1/account', SELLER);
+  buyerId = (
+    await ok('POST', '/v1/clients', {
+      name: 'Jan Jansen',
+      email: 'jan@example.com',
+      address: { line1: 'Keizersgracht 1', city: 'Amsterdam', postal_code: '1015 CJ', country: 'NL' },
+      vat_id: 'NL123456789B01',
+    })
+  ).id;
+  vat19 = (await ok('POST', '/v1/tax-rates', { name: 'MwSt 19 %', percentage: 19, tax_category: 'S' })).id;
+});
+after(async () => {
+  await context.close();
+});
+
+describe('a send validates its e-invoice outside the writer', () => {
+  test("another account's POST /v1/clients completes while a 200-line invoice's send is validating", async () => {
+    const draft = await draftOf(200);
+    let validating!: () => void;
+    const started = new Promise<void>((resolve) => {
+      validating = resolve;
+    });
+    const watch = watchValidations(async () => validating());
+    try {
+      let sendDone = false;
+      const send = request('POST', `/v1/invoices/${draft.id}/send`, {}).then((response) => {
+        sendDone = true;
+        return response;
+      });
+      await started;
+      const created = await request('POST', '/v1/clients', { name: 'Written meanwhile' }, otherKey);
+      assert.equal(created.status, 201, created.text);
+      assert.equal(sendDone, false, 'the other account waited for the send');
+      const sent = await send;
+      assert.equal(sent.status, 200, sent.text);
+      assert.equal(sent.body.data.status, 'sent');
+      // 200 × 10.00 = 2,000.00 net, 380.00 VAT at 19 %: 2,380.00.
+      assert.equal(sent.body.data.total_amount, 238_000);
+      await assertFilesMatch(sent.body.data, '2380.00');
+    } finally {
+      watch.restore();
+    }
+  });
+
+  test('an edit during the build: the send builds again and sends the edited invoice, its files the edited ones', async () => {
+    const draft = await draftOf(3);
+    const watch = watchValidations(async (call) => {
+      if (call !== 1) return;
+      // The first line 10.00 → 11.00 while the first build validates: the draft is not locked.
+      const edited = await request('PUT', `/v1/invoices/${draft.id}`, { line_items: lines(3, 1100) });
+      assert.equal(edited.status, 200, edited.text);
+    });
+    try {
+      const sent = await ok('POST', `/v1/invoices/${draft.id}/send`, {}, 200);
+      // 11.00 + 2 × 10.00 = 31.00 net, 5.89 VAT at 19 %: 36.89.
+      assert.equal(sent.subtotal_amount, 3100);
+      assert.equal(sent.tax_amount, 589);
+      assert.equal(sent.total_amount, 3689);
+      // Two builds, the UBL and the CII validated in each.
+      assert.equal(watch.calls(), 4);
+      await assertFilesMatch(sent, '36.89');
+      const read = await ok('GET', `/v1/invoices/${draft.id}`);
+      assert.deepEqual(read.einvoice.sha256, sent.einvoice.sha256);
+    } finally {
+      watch.restore();
+    }
+  });
+
+  test('an invoice edited during each of three builds: 409 CONFLICT, still a draft, nothing frozen', async () => {
+    const draft = await draftOf(2);
+    let edits = 0;
+    const watch = watchValidations(async (_call, syntax) => {
+      if (syntax !== 'ubl') return;
+      edits += 1;
+      const edited = await request('PUT', `/v1/invoices/${draft.id}`, { line_items: lines(2, 1000 + edits) });
+      assert.equal(edited.status, 200, edited.text);
+    });
+    try {
+      const refused = await request('POST', `/v1/invoices/${draft.id}/send`, {});
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.body.error.code, 'CONFLICT');
+      assert.equal(edits, 3);
+      const read = await ok('GET', `/v1/invoices/${draft.id}`);
+      assert.equal(read.status, 'draft');
+      assert.equal(read.number, null);
+      assert.equal(read.einvoice, null);
+      // 10.03 + 10.00 = 20.03 net, the last edit's.
+      assert.equal(read.subtotal_amount, 2003);
+    } finally {
+      watch.restore();
+    }
+    // Left alone, it sends: 20.03 + 3.81 VAT = 23.84.
+    const sent = await ok('POST', `/v1/invoices/${draft.id}/send`, {}, 200);
+    assert.equal(sent.total_amount, 2384);
+    await assertFilesMatch(sent, '23.84');
+  });
+
+  test('PUT {status: "sent"} freezes the same way: the files of the invoice as sent', async () => {
+    const draft = await draftOf(2);
+    const watch = watchValidations();
+    try {
+      const sent = await ok('PUT', `/v1/invoices/${draft.id}`, { status: 'sent' });
+      assert.equal(watch.calls(), 2);
+      // 20.00 + 3.80 VAT = 23.80.
+      assert.equal(sent.total_amount, 2380);
+      await assertFilesMatch(sent, '23.80');
+    } finally {
+      watch.restore();
+    }
+  });
+});
