@@ -2,10 +2,13 @@
 // the writer"): a send's e-invoice files are built and validated in the pool outside its transaction, so another
 // account's write completes while the send is still validating; an edit of the invoice during the build makes the
 // send build again from the edited invoice (its files always those of the invoice as sent), and an invoice edited
-// during each of three builds is refused with 409 CONFLICT, left a draft with nothing frozen.
+// during each of three builds is refused with 409 CONFLICT, left a draft with nothing frozen. A recurring invoice's
+// auto-send (the worker) freezes the same way.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { TestClock } from '../src/core/test-clock.js';
+import { RecurringInvoiceWorker } from '../src/workers/recurring-invoice-worker.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
 
 let context: TestContext;
@@ -82,7 +85,15 @@ async function assertFilesMatch(sent: Record<string, any>, payable: string): Pro
 
 before(async () => {
   // The builds run in the pool on a busy test machine: give them time.
-  context = await createTestContext({ env: { PDF_RENDER_TIMEOUT_MS: '120000' } });
+  context = await createTestContext({
+    clock: new TestClock(),
+    env: { PDF_RENDER_TIMEOUT_MS: '120000', BMS_TEST_CLOCK: 'true' },
+  });
+  const quiet = { info() {}, warn() {}, error() {} };
+  const worker = new RecurringInvoiceWorker(context.database, context.app.clock, context.app.links, quiet);
+  context.app.workerPasses.set('recurring_invoices', () => worker.runPass());
+  const clock = await context.request('PUT', '/test/clock', { body: { now: '2027-03-01T07:00:00.000Z' } });
+  assert.equal(clock.status, 200, clock.text);
   ({ key } = await context.account('Freezing seller'));
   ({ key: otherKey } = await context.account('Another account'));
   await ok('PUT', '/v1/account', SELLER);
@@ -194,5 +205,40 @@ describe('a send validates its e-invoice outside the writer', () => {
     } finally {
       watch.restore();
     }
+  });
+});
+
+describe('a recurring invoice’s auto-send (the worker) freezes outside the writer too', () => {
+  test('another account writes while the made invoice validates; the invoice is sent with its files', async () => {
+    const template = await ok('POST', '/v1/recurring-invoices', {
+      client_id: buyerId,
+      invoice: { rounding: 'per_document', line_items: lines(2) },
+      recurrence: { frequency: 'monthly', start_date: '2027-03-01' },
+      auto_send: true,
+    });
+    let written = 0;
+    const watch = watchValidations(async (call) => {
+      if (call !== 1) return;
+      // Awaited inside the build: were the build inside the worker's transaction, this write would wait for it.
+      const created = await request('POST', '/v1/clients', { name: 'Written by the worker’s side' }, otherKey);
+      assert.equal(created.status, 201, created.text);
+      written += 1;
+    });
+    try {
+      await context.request('PUT', '/test/clock', { body: { now: '2027-03-01T09:30:00.000Z' } });
+      const run = await context.request('POST', '/test/workers/run', { body: { worker: 'recurring_invoices' } });
+      assert.equal(run.status, 200, run.text);
+      assert.equal(run.body.data.processed, 1);
+    } finally {
+      watch.restore();
+    }
+    assert.equal(written, 1);
+    assert.equal(watch.calls(), 2);
+    const made = await ok('GET', `/v1/invoices?recurring_invoice_id=${template.id}`);
+    assert.equal(made.length, 1);
+    assert.equal(made[0].status, 'sent');
+    // 20.00 + 3.80 VAT = 23.80.
+    assert.equal(made[0].total_amount, 2380);
+    await assertFilesMatch(made[0], '23.80');
   });
 });

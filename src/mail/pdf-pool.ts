@@ -10,7 +10,8 @@ import { Lru } from '../core/lru.js';
 import type { PreparedLogo } from './logo-image.js';
 import type { PdfInput } from './pdf.js';
 import type { PdfTask } from './pdf-worker.js';
-import type { EinvoiceSyntax, ValidationFinding } from './einvoice-validation.js';
+import type { EinvoiceModel } from './einvoice-model.js';
+import type { EinvoiceSyntax, ValidationFinding, WrittenEinvoice } from './einvoice-validation.js';
 
 export interface PdfPoolOptions {
   threads: number;
@@ -43,7 +44,7 @@ interface KeptLogo {
   logo: Promise<PreparedLogo | null>;
 }
 
-type TaskResult = Uint8Array | PreparedLogo | ValidationFinding[];
+type TaskResult = Uint8Array | PreparedLogo | ValidationFinding[] | WrittenEinvoice;
 
 interface Job {
   task: PdfTask;
@@ -185,6 +186,19 @@ export class PdfPool {
    */
   validateEinvoice(xml: string, syntax: EinvoiceSyntax, accountId?: string): Promise<ValidationFinding[]> {
     return this.run({ kind: 'einvoice', xml, syntax }, accountId) as Promise<ValidationFinding[]>;
+  }
+
+  /**
+   * Writes an e-invoice model as UBL or CII and validates the file, both in a thread: the event loop only hands
+   * over the model (plain data) and takes back the bytes and the findings.
+   */
+  async writeEinvoice(
+    model: EinvoiceModel,
+    syntax: EinvoiceSyntax,
+    accountId?: string,
+  ): Promise<{ xml: Buffer; findings: ValidationFinding[] }> {
+    const { xml, findings } = (await this.run({ kind: 'einvoice-model', model, syntax }, accountId)) as WrittenEinvoice;
+    return { xml: Buffer.from(xml.buffer, xml.byteOffset, xml.byteLength), findings };
   }
 
   private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<TaskResult> {

@@ -21,10 +21,9 @@ import {
   einvoiceModel,
   NOUNS,
   refusal,
-  writeModel,
   type XmlFormat,
 } from './einvoices.service.js';
-import { type EinvoiceValidator, embeddingFindings, poolFindings } from './validation.service.js';
+import { type EinvoiceValidator, embeddingFindings, writtenFindings } from './validation.service.js';
 
 const FORMATS: readonly XmlFormat[] = ['ubl', 'cii'];
 
@@ -50,10 +49,10 @@ async function buildFiles(
 ): Promise<Map<EinvoiceFormat, Buffer>> {
   const files = new Map<EinvoiceFormat, Buffer>();
   for (const format of FORMATS) {
-    const content = writeModel(model, format);
-    // Past the pool's time limit the send is refused with 503: nothing is half frozen.
-    assertValid(await poolFindings(validator, content, format, print.accountId), format, kind, id);
-    files.set(format, content);
+    // Written and validated in the pool; past its time limit the send is refused with 503: nothing is frozen.
+    const { xml, findings } = await writtenFindings(validator, model, format, print.accountId);
+    assertValid(findings, format, kind, id);
+    files.set(format, xml);
   }
   const facturx = await renderPrint(validator, db, print, files.get('cii')!);
   assertValid(embeddingFindings(facturx), 'facturx', kind, id);
@@ -67,7 +66,7 @@ async function buildFiles(
  */
 function filesKey(kind: EinvoiceKind, id: string, model: EinvoiceModel, print: DocumentPrint): string {
   const { id: _id, updated_at: _updatedAt, ...document } = print.snapshot.document;
-  const printed = printEtag({ ...print, snapshot: { ...print.snapshot, document: document as never } });
+  const printed = printEtag({ ...print, snapshot: { ...print.snapshot, document: document as DocumentPrint['snapshot']['document'] } });
   return `einvoice:${kind}:${hash('sha256', JSON.stringify([model, printed]), 'hex')}`;
 }
 
