@@ -50,22 +50,22 @@ const draftOf = (count: number) =>
   ok('POST', '/v1/invoices', { client_id: buyerId, rounding: 'per_document', line_items: lines(count) });
 
 /**
- * Watches the pool's e-invoice validations (the pool itself runs them): `before(call)` runs as the call-th begins,
- * before the validation does. Not a stand-in for the database or the pool.
+ * Watches the pool's e-invoice validations (the pool itself writes and validates the files): `before(call)` runs
+ * as the call-th begins, before the validation does. Not a stand-in for the database or the pool.
  */
 function watchValidations(before: (call: number, syntax: string) => Promise<void> = async () => {}) {
   const pool = context.app.pdf;
-  const original = pool.validateEinvoice;
+  const original = pool.writeEinvoice;
   let calls = 0;
-  pool.validateEinvoice = async (xml, syntax, accountId) => {
+  pool.writeEinvoice = async (model, syntax, accountId) => {
     calls += 1;
     await before(calls, syntax);
-    return original.call(pool, xml, syntax, accountId);
+    return original.call(pool, model, syntax, accountId);
   };
   return {
     calls: () => calls,
     restore: () => {
-      pool.validateEinvoice = original;
+      pool.writeEinvoice = original;
     },
   };
 }

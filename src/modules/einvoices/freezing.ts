@@ -64,7 +64,7 @@ async function buildFiles(
  * What the files are made from, but the document's id and `updated_at`, which no file states (the PDF's creation
  * date aside): the same on every run of the send's transaction while nothing the files say has changed.
  */
-function filesKey(kind: EinvoiceKind, id: string, model: EinvoiceModel, print: DocumentPrint): string {
+function filesKey(kind: EinvoiceKind, model: EinvoiceModel, print: DocumentPrint): string {
   const { id: _id, updated_at: _updatedAt, ...document } = print.snapshot.document;
   const printed = printEtag({ ...print, snapshot: { ...print.snapshot, document: document as DocumentPrint['snapshot']['document'] } });
   return `einvoice:${kind}:${hash('sha256', JSON.stringify([model, printed]), 'hex')}`;
@@ -89,7 +89,7 @@ async function storeFiles(
   let files: Map<EinvoiceFormat, Buffer>;
   if (tx.outside === undefined) files = await buildFiles(tx.db, validator, kind, id, model, print);
   else {
-    const key = filesKey(kind, id, model, print);
+    const key = filesKey(kind, model, print);
     const built = tx.outside.get(key) as Map<EinvoiceFormat, Buffer> | undefined;
     if (built === undefined)
       throw new WorkOutside(
