@@ -117,7 +117,7 @@ async function gather(ctx: Context, kind: EinvoiceKind, id: string, now: Date): 
   };
 }
 
-export const NOUNS: Record<EinvoiceKind, string> = { invoice: 'invoice', credit_note: 'credit note' };
+const NOUNS: Record<EinvoiceKind, string> = { invoice: 'invoice', credit_note: 'credit note' };
 
 /** The refusal of a document that cannot be an e-invoice: 422 with a detail and rule per reason. */
 export function refusal(kind: EinvoiceKind, problems: EinvoiceProblem[]): AppError {

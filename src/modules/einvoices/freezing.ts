@@ -19,7 +19,6 @@ import { insertEinvoiceFiles } from './einvoices.repository.js';
 import {
   type EinvoiceFormat,
   einvoiceModel,
-  NOUNS,
   refusal,
   type XmlFormat,
 } from './einvoices.service.js';
@@ -74,8 +73,7 @@ function filesKey(kind: EinvoiceKind, model: EinvoiceModel, print: DocumentPrint
  * Stores the document's files with their hashes; answers their hex SHA-256 by format. Building and validating
  * them takes the pool a while, so it is done outside the transaction (docs/decisions.md "E-invoices: freezing
  * outside the writer"): the first run of the transaction asks for the files of what it read (`WorkOutside`), and
- * the run after stores them when what it reads still makes the same files. Inside a transaction opened by
- * another (a change set's), the files are built here.
+ * the run after stores them when what it reads still makes the same files.
  */
 async function storeFiles(
   tx: Context,
@@ -86,19 +84,13 @@ async function storeFiles(
   now: Date,
 ): Promise<Record<EinvoiceFormat, string>> {
   const print = await documentPrint(tx, kind, id, now);
-  let files: Map<EinvoiceFormat, Buffer>;
-  if (tx.outside === undefined) files = await buildFiles(tx.db, validator, kind, id, model, print);
-  else {
-    const key = filesKey(kind, model, print);
-    const built = tx.outside.get(key) as Map<EinvoiceFormat, Buffer> | undefined;
-    if (built === undefined)
-      throw new WorkOutside(
-        key,
-        (outside) => buildFiles(outside.db, validator, kind, id, model, print),
-        `The ${NOUNS[kind]} changed while its e-invoice was being built; try again.`,
-      );
-    files = built;
-  }
+  const key = filesKey(kind, model, print);
+  let files = tx.outside?.done.get(key) as Map<EinvoiceFormat, Buffer> | undefined;
+  if (files === undefined && tx.outside !== undefined && !tx.outside.last)
+    throw new WorkOutside(key, (outside) => buildFiles(outside.db, validator, kind, id, model, print));
+  // In a transaction `inTransaction` did not open (a change set's), or on the last run after the invoice kept
+  // changing under two builds: built here, holding the transaction, as every send once did.
+  files ??= await buildFiles(tx.db, validator, kind, id, model, print);
   const sha256 = {} as Record<EinvoiceFormat, string>;
   const rows: EinvoiceFilesTable[] = [];
   for (const [format, content] of files) {
