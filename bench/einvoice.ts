@@ -175,7 +175,8 @@ async function main() {
     ),
     '',
   ].join('\n');
-  if (LINES === 200 && REQUESTS >= 200 && VALIDATIONS >= 20) fs.writeFileSync(path.join(ROOT, 'bench/results/einvoice-latest.md'), text);
+  if (LINES === 200 && REQUESTS >= 200 && VALIDATIONS >= 20)
+    fs.writeFileSync(path.join(ROOT, 'bench/results/einvoice-latest.md'), text);
   console.log(text);
 }
 

@@ -25,7 +25,9 @@ test('PDF_THREAD_NICE is 10 unless set, 0 to 19', () => {
   assert.throws(() => loadConfig({ NODE_ENV: 'test', PDF_THREAD_NICE: '20' }), /PDF_THREAD_NICE/);
 });
 
-test('a pool thread runs 5 below the process, the main thread unchanged', { skip: process.platform !== 'linux' }, async () => {
+test('a pool thread runs 5 below the process, the main thread unchanged', {
+  skip: process.platform !== 'linux',
+}, async () => {
   const base = os.getPriority();
   if (base > 14) return; // Already too low to go 5 lower.
   const before = niceness();

@@ -16,12 +16,7 @@ import { type DocumentPrint, documentPrint, printEtag, renderPrint } from '../se
 import { readEinvoicing } from '../shared/index.js';
 import type { EinvoiceKind, EinvoiceModel } from './einvoice.model.js';
 import { insertEinvoiceFiles } from './einvoices.repository.js';
-import {
-  type EinvoiceFormat,
-  einvoiceModel,
-  refusal,
-  type XmlFormat,
-} from './einvoices.service.js';
+import { type EinvoiceFormat, einvoiceModel, refusal, type XmlFormat } from './einvoices.service.js';
 import { type EinvoiceValidator, embeddingFindings, writtenFindings } from './validation.service.js';
 
 const FORMATS: readonly XmlFormat[] = ['ubl', 'cii'];
@@ -65,7 +60,10 @@ async function buildFiles(
  */
 function filesKey(kind: EinvoiceKind, model: EinvoiceModel, print: DocumentPrint): string {
   const { id: _id, updated_at: _updatedAt, ...document } = print.snapshot.document;
-  const printed = printEtag({ ...print, snapshot: { ...print.snapshot, document: document as DocumentPrint['snapshot']['document'] } });
+  const printed = printEtag({
+    ...print,
+    snapshot: { ...print.snapshot, document: document as DocumentPrint['snapshot']['document'] },
+  });
   return `einvoice:${kind}:${hash('sha256', JSON.stringify([model, printed]), 'hex')}`;
 }
 

@@ -7,13 +7,7 @@ import { type PdfPool, PdfRenderTimeout } from '../../mail/pdf-pool.js';
 import type { Context } from '../../kernel/context.js';
 import { Nullable } from '../../kernel/fields.js';
 import type { EinvoiceKind, EinvoiceModel } from './einvoice.model.js';
-import {
-  type EinvoiceFormat,
-  einvoiceModel,
-  frozenFile,
-  renderFacturx,
-  type XmlFormat,
-} from './einvoices.service.js';
+import { type EinvoiceFormat, einvoiceModel, frozenFile, renderFacturx, type XmlFormat } from './einvoices.service.js';
 
 export const EinvoiceValidationSchema = Type.Object(
   {
