@@ -18,8 +18,8 @@ export interface Config {
   readonly outboxDirectory: string;
   /** Delivery worker tuning: how often it looks for work, how long a claim lasts, retry backoff and limit. */
   readonly outbox: { pollMs: number; leaseMs: number; retryBaseMs: number; maxAttempts: number };
-  /** The PDF renderer's worker threads and its time limit per document. */
-  readonly pdf: { threads: number; timeoutMs: number };
+  /** The PDF renderer's worker threads, its time limit per document and how far below the API's priority it runs. */
+  readonly pdf: { threads: number; timeoutMs: number; nice: number };
   readonly logLevel: LogLevel;
   /** Optional secret mixed into API-key hashes (HMAC-SHA256), so a stolen database alone cannot be brute-forced. */
   readonly apiKeyPepper: string | undefined;
@@ -305,6 +305,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       problems,
     ),
     timeoutMs: wholeNumber('PDF_RENDER_TIMEOUT_MS', env.PDF_RENDER_TIMEOUT_MS, 20_000, 100, 600_000, problems),
+    // Renders and e-invoice validations yield the CPU to the event loop serving requests (Linux).
+    nice: wholeNumber('PDF_THREAD_NICE', env.PDF_THREAD_NICE, 10, 0, 19, problems),
   };
 
   const publicBaseUrl = (

@@ -8,6 +8,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type SaxonJSModule from 'saxon-js';
+import { writeCii } from './einvoice-cii.js';
+import type { EinvoiceModel } from './einvoice-model.js';
+import { writeUbl } from './einvoice-ubl.js';
 
 const require = createRequire(import.meta.url);
 const VENDOR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../vendor');
@@ -156,4 +159,21 @@ export async function validateEinvoiceXml(xml: string, syntax: EinvoiceSyntax): 
   const schema = await validateXsd(xml, root);
   if (schema.length > 0) return schema;
   return validateSchematron(xml, syntax);
+}
+
+/** The model written in `syntax`: the same bytes for the same model. */
+export function writeEinvoice(model: EinvoiceModel, syntax: EinvoiceSyntax): Buffer {
+  return syntax === 'ubl' ? writeUbl(model) : writeCii(model);
+}
+
+/** A file written from a model, and what validating it found. */
+export interface WrittenEinvoice {
+  xml: Uint8Array;
+  findings: ValidationFinding[];
+}
+
+/** Writes the model and validates the file: the pool's task, so that neither holds the event loop. */
+export async function writeAndValidateEinvoice(model: EinvoiceModel, syntax: EinvoiceSyntax): Promise<WrittenEinvoice> {
+  const xml = writeEinvoice(model, syntax);
+  return { xml, findings: await validateEinvoiceXml(xml.toString('utf8'), syntax) };
 }

@@ -10,11 +10,14 @@ import { Lru } from '../core/lru.js';
 import type { PreparedLogo } from './logo-image.js';
 import type { PdfInput } from './pdf.js';
 import type { PdfTask } from './pdf-worker.js';
-import type { EinvoiceSyntax, ValidationFinding } from './einvoice-validation.js';
+import type { EinvoiceModel } from './einvoice-model.js';
+import type { EinvoiceSyntax, ValidationFinding, WrittenEinvoice } from './einvoice-validation.js';
 
 export interface PdfPoolOptions {
   threads: number;
   timeoutMs: number;
+  /** How far below the API's CPU priority the threads run (Linux; mail/pdf-worker.ts). Absent: 0. */
+  nice?: number;
 }
 
 export class PdfRenderTimeout extends Error {
@@ -41,7 +44,7 @@ interface KeptLogo {
   logo: Promise<PreparedLogo | null>;
 }
 
-type TaskResult = Uint8Array | PreparedLogo | ValidationFinding[];
+type TaskResult = Uint8Array | PreparedLogo | ValidationFinding[] | WrittenEinvoice;
 
 interface Job {
   task: PdfTask;
@@ -70,7 +73,13 @@ export class PdfPool {
   logoDecodes = 0;
 
   constructor(private readonly options: PdfPoolOptions) {
-    this.pool = new Piscina({ filename: WORKER, minThreads: 0, maxThreads: options.threads, idleTimeout: 30_000 });
+    this.pool = new Piscina({
+      filename: WORKER,
+      minThreads: 0,
+      maxThreads: options.threads,
+      idleTimeout: 30_000,
+      workerData: { nice: options.nice ?? 0 },
+    });
   }
 
   /** The document's PDF bytes. Rejects with PdfRenderTimeout past the time limit, queueing included. */
@@ -177,6 +186,19 @@ export class PdfPool {
    */
   validateEinvoice(xml: string, syntax: EinvoiceSyntax, accountId?: string): Promise<ValidationFinding[]> {
     return this.run({ kind: 'einvoice', xml, syntax }, accountId) as Promise<ValidationFinding[]>;
+  }
+
+  /**
+   * Writes an e-invoice model as UBL or CII and validates the file, both in a thread: the event loop only hands
+   * over the model (plain data) and takes back the bytes and the findings.
+   */
+  async writeEinvoice(
+    model: EinvoiceModel,
+    syntax: EinvoiceSyntax,
+    accountId?: string,
+  ): Promise<{ xml: Buffer; findings: ValidationFinding[] }> {
+    const { xml, findings } = (await this.run({ kind: 'einvoice-model', model, syntax }, accountId)) as WrittenEinvoice;
+    return { xml: Buffer.from(xml.buffer, xml.byteOffset, xml.byteLength), findings };
   }
 
   private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<TaskResult> {

@@ -1,16 +1,51 @@
 // The PDF pool's worker thread (mail/pdf-pool.ts): renders a document, checks and prepares a logo, or
-// validates an e-invoice file against its XSD and Schematron.
-import { type EinvoiceSyntax, validateEinvoiceXml, type ValidationFinding } from './einvoice-validation.js';
+// validates an e-invoice file against its XSD and Schematron (writing it from its model first, when given one). It runs `PDF_THREAD_NICE` below the API's priority,
+// so that on a busy machine the event loop serving requests is given the CPU first.
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { workerData } from 'node:worker_threads';
+import type { EinvoiceModel } from './einvoice-model.js';
+import {
+  type EinvoiceSyntax,
+  validateEinvoiceXml,
+  type ValidationFinding,
+  type WrittenEinvoice,
+  writeAndValidateEinvoice,
+} from './einvoice-validation.js';
 import { prepareLogo, type PreparedLogo } from './logo-image.js';
 import { renderDocumentPdf, type PdfInput } from './pdf.js';
 
 export type PdfTask =
   | { kind: 'document'; input: PdfInput }
   | { kind: 'logo'; data: Uint8Array }
-  | { kind: 'einvoice'; xml: string; syntax: EinvoiceSyntax };
+  | { kind: 'einvoice'; xml: string; syntax: EinvoiceSyntax }
+  | { kind: 'einvoice-model'; model: EinvoiceModel; syntax: EinvoiceSyntax };
 
-export default async function run(task: PdfTask): Promise<Uint8Array | PreparedLogo | ValidationFinding[]> {
+/**
+ * Lowers this thread's CPU priority by `nice`. On Linux a thread is a task with its own id (the name of
+ * /proc/thread-self) that setpriority, and so os.setPriority, takes; elsewhere, or where /proc is missing, the
+ * thread keeps the process's priority. Answers the niceness it runs at, or undefined when unchanged.
+ */
+export function lowerThreadPriority(nice: number): number | undefined {
+  if (nice <= 0 || process.platform !== 'linux') return undefined;
+  try {
+    const tid = Number(path.basename(readlinkSync('/proc/thread-self')));
+    const lowered = Math.min(19, os.getPriority(tid) + nice);
+    os.setPriority(tid, lowered);
+    return lowered;
+  } catch {
+    return undefined;
+  }
+}
+
+lowerThreadPriority(Number((workerData as { nice?: number } | undefined)?.nice ?? 0));
+
+export default async function run(
+  task: PdfTask,
+): Promise<Uint8Array | PreparedLogo | ValidationFinding[] | WrittenEinvoice> {
   if (task.kind === 'logo') return prepareLogo(task.data);
   if (task.kind === 'einvoice') return validateEinvoiceXml(task.xml, task.syntax);
+  if (task.kind === 'einvoice-model') return writeAndValidateEinvoice(task.model, task.syntax);
   return renderDocumentPdf(task.input);
 }

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '../core/deps.js';
 import { type Executor, fromJson } from '../db/index.js';
 import type { McpCallRow } from '../db/types.js';
-import type { Context } from '../kernel/context.js';
+import { type Context, inTransaction } from '../kernel/context.js';
 import { lockObjects, type ObjectRef, type ObjectVersion, sameVersions, versionsOf } from './versions.js';
 
 export const CONFIRMATION_TTL_MS = 10 * 60 * 1000;
@@ -48,11 +48,6 @@ export async function dryRun<T>(ctx: Context, work: (tx: Context) => Promise<T>)
     throw error;
   }
   throw new Error('unreachable: a dry run always rolls back');
-}
-
-function inTransaction<T>(ctx: Context, work: (tx: Context) => Promise<T>): Promise<T> {
-  const db = ctx.db as Executor & { transaction(): { execute<R>(run: (trx: Executor) => Promise<R>): Promise<R> } };
-  return db.transaction().execute((trx) => work({ ...ctx, db: trx }));
 }
 
 async function findCall(db: Executor, callHash: string): Promise<McpCallRow | undefined> {

@@ -90,6 +90,9 @@ export async function createTestContext(
     OUTBOX_DIR: path.join(directory, 'outbox'),
     ATTACHMENTS_DIR: path.join(directory, 'attachments'),
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // The pool's threads at the process's priority: on a test machine shared with other processes, a lowered
+    // thread would wait behind them all (test/pdf-pool-priority.test.ts checks the lowering itself).
+    PDF_THREAD_NICE: '0',
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     ...options.env,

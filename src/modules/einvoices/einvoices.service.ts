@@ -14,8 +14,7 @@ import { serviceAddressOf } from '../properties/index.js';
 import { presentAddress, readEinvoicing } from '../shared/index.js';
 import { buildEinvoice, type EinvoiceSource, type SourceDocument, type SourceRate } from './einvoice.build.js';
 import type { EinvoiceKind, EinvoiceModel, EinvoiceProblem } from './einvoice.model.js';
-import { writeCii } from './cii.js';
-import { writeUbl } from './ubl.js';
+import { writeEinvoice } from '../../mail/einvoice-validation.js';
 import { findEinvoiceFile } from './einvoices.repository.js';
 import { documentFile } from '../sent-documents/index.js';
 import type { PdfPool } from '../../mail/pdf-pool.js';
@@ -128,8 +127,9 @@ export function refusal(kind: EinvoiceKind, problems: EinvoiceProblem[]): AppErr
   );
 }
 
+/** The model's file, written here (GET of a file not frozen); a validation writes it in the pool instead. */
 export function writeModel(model: EinvoiceModel, format: XmlFormat): Buffer {
-  return format === 'ubl' ? writeUbl(model) : writeCii(model);
+  return writeEinvoice(model, format);
 }
 
 /** The model of the document, or its problems; a draft is numbered DRAFT and dated today. */

@@ -1,27 +1,23 @@
 // Freezing (docs/api-contract.md §31 "Frozen when sent"): with the account's e-invoicing on, the send of an
 // invoice that can be an e-invoice (and the issue of such a credit note) builds its UBL and CII, validates both
 // against the XSD and the Schematron in the rendering pool, renders its Factur-X there (checking the embedding),
-// and stores the three with their hashes in that transaction; GET and validate answer those bytes from then on.
+// all outside the send's transaction, and stores the three with their hashes in it; GET and validate answer
+// those bytes from then on.
 // An invoice that cannot be one is sent without, unless its client asks for e-invoices (`einvoice_format`): then
 // the send is refused with the reasons.
 import { hash } from 'node:crypto';
 import type { CreditNoteRow, EinvoiceFilesTable, InvoiceRow } from '../../db/types.js';
 import { ARTEFACTS, type ValidationFinding } from '../../mail/einvoice-validation.js';
-import type { Context } from '../../kernel/context.js';
+import type { Executor } from '../../db/index.js';
+import { type Context, WorkOutside } from '../../kernel/context.js';
 import { getAccount } from '../accounts/index.js';
 import { getClientRow } from '../clients/index.js';
+import { type DocumentPrint, documentPrint, printEtag, renderPrint } from '../sent-documents/index.js';
 import { readEinvoicing } from '../shared/index.js';
 import type { EinvoiceKind, EinvoiceModel } from './einvoice.model.js';
 import { insertEinvoiceFiles } from './einvoices.repository.js';
-import {
-  type EinvoiceFormat,
-  einvoiceModel,
-  refusal,
-  renderFacturx,
-  writeModel,
-  type XmlFormat,
-} from './einvoices.service.js';
-import { type EinvoiceValidator, embeddingFindings, poolFindings } from './validation.service.js';
+import { type EinvoiceFormat, einvoiceModel, refusal, type XmlFormat } from './einvoices.service.js';
+import { type EinvoiceValidator, embeddingFindings, writtenFindings } from './validation.service.js';
 
 const FORMATS: readonly XmlFormat[] = ['ubl', 'cii'];
 
@@ -33,9 +29,49 @@ function assertValid(findings: ValidationFinding[], format: EinvoiceFormat, kind
 }
 
 /**
- * Writes, validates and stores the document's files: the UBL and the CII, then the Factur-X rendered from the
- * document as it stands in this transaction with that CII embedded (stored, so that a later change of the
- * profile, the logo or the layout never alters what was sent). Answers their hex SHA-256 by format.
+ * Writes and validates the document's files: the UBL and the CII, then the Factur-X rendered from its print with
+ * that CII embedded (stored, so that a later change of the profile, the logo or the layout never alters what was
+ * sent). Needs no transaction: `db` is read only for a logo the pool does not keep.
+ */
+async function buildFiles(
+  db: Executor,
+  validator: EinvoiceValidator,
+  kind: EinvoiceKind,
+  id: string,
+  model: EinvoiceModel,
+  print: DocumentPrint,
+): Promise<Map<EinvoiceFormat, Buffer>> {
+  const files = new Map<EinvoiceFormat, Buffer>();
+  for (const format of FORMATS) {
+    // Written and validated in the pool; past its time limit the send is refused with 503: nothing is frozen.
+    const { xml, findings } = await writtenFindings(validator, model, format, print.accountId);
+    assertValid(findings, format, kind, id);
+    files.set(format, xml);
+  }
+  const facturx = await renderPrint(validator, db, print, files.get('cii')!);
+  assertValid(embeddingFindings(facturx), 'facturx', kind, id);
+  files.set('facturx', facturx);
+  return files;
+}
+
+/**
+ * What the files are made from, but the document's id and `updated_at`, which no file states (the PDF's creation
+ * date aside): the same on every run of the send's transaction while nothing the files say has changed.
+ */
+function filesKey(kind: EinvoiceKind, model: EinvoiceModel, print: DocumentPrint): string {
+  const { id: _id, updated_at: _updatedAt, ...document } = print.snapshot.document;
+  const printed = printEtag({
+    ...print,
+    snapshot: { ...print.snapshot, document: document as DocumentPrint['snapshot']['document'] },
+  });
+  return `einvoice:${kind}:${hash('sha256', JSON.stringify([model, printed]), 'hex')}`;
+}
+
+/**
+ * Stores the document's files with their hashes; answers their hex SHA-256 by format. Building and validating
+ * them takes the pool a while, so it is done outside the transaction (docs/decisions.md "E-invoices: freezing
+ * outside the writer"): the first run of the transaction asks for the files of what it read (`WorkOutside`), and
+ * the run after stores them when what it reads still makes the same files.
  */
 async function storeFiles(
   tx: Context,
@@ -45,16 +81,14 @@ async function storeFiles(
   model: EinvoiceModel,
   now: Date,
 ): Promise<Record<EinvoiceFormat, string>> {
-  const files = new Map<EinvoiceFormat, Buffer>();
-  for (const format of FORMATS) {
-    const content = writeModel(model, format);
-    // Past the pool's time limit the send is refused with 503 and rolled back: nothing is half frozen.
-    assertValid(await poolFindings(validator, content, format, tx.accountId), format, kind, id);
-    files.set(format, content);
-  }
-  const facturx = (await renderFacturx(tx, validator, kind, id, now, files.get('cii')!)).bytes;
-  assertValid(embeddingFindings(facturx), 'facturx', kind, id);
-  files.set('facturx', facturx);
+  const print = await documentPrint(tx, kind, id, now);
+  const key = filesKey(kind, model, print);
+  let files = tx.outside?.done.get(key) as Map<EinvoiceFormat, Buffer> | undefined;
+  if (files === undefined && tx.outside !== undefined && !tx.outside.last)
+    throw new WorkOutside(key, (outside) => buildFiles(outside.db, validator, kind, id, model, print));
+  // In a transaction `inTransaction` did not open (a change set's), or on the last run after the invoice kept
+  // changing under two builds: built here, holding the transaction, as every send once did.
+  files ??= await buildFiles(tx.db, validator, kind, id, model, print);
   const sha256 = {} as Record<EinvoiceFormat, string>;
   const rows: EinvoiceFilesTable[] = [];
   for (const [format, content] of files) {

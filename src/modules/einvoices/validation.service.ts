@@ -6,15 +6,8 @@ import { ARTEFACTS, type ValidationFinding } from '../../mail/einvoice-validatio
 import { type PdfPool, PdfRenderTimeout } from '../../mail/pdf-pool.js';
 import type { Context } from '../../kernel/context.js';
 import { Nullable } from '../../kernel/fields.js';
-import type { EinvoiceKind } from './einvoice.model.js';
-import {
-  type EinvoiceFormat,
-  einvoiceModel,
-  frozenFile,
-  renderFacturx,
-  writeModel,
-  type XmlFormat,
-} from './einvoices.service.js';
+import type { EinvoiceKind, EinvoiceModel } from './einvoice.model.js';
+import { type EinvoiceFormat, einvoiceModel, frozenFile, renderFacturx, type XmlFormat } from './einvoices.service.js';
 
 export const EinvoiceValidationSchema = Type.Object(
   {
@@ -49,7 +42,7 @@ export const EinvoiceValidationSchema = Type.Object(
 export type EinvoiceValidation = Static<typeof EinvoiceValidationSchema>;
 
 /** What checks a file against the XSD and the Schematron, and renders a Factur-X: the rendering pool. */
-export interface EinvoiceValidator extends Pick<PdfPool, 'render' | 'logo'> {
+export interface EinvoiceValidator extends Pick<PdfPool, 'render' | 'logo' | 'writeEinvoice'> {
   validateEinvoice(xml: string, syntax: XmlFormat, accountId?: string): Promise<ValidationFinding[]>;
 }
 
@@ -75,20 +68,35 @@ export function embeddingFindings(pdf: Buffer): ValidationFinding[] {
   }));
 }
 
-/** The XSD's and the Schematron's findings on a file, in the pool: past PDF_RENDER_TIMEOUT_MS a 503 to retry. */
-export async function poolFindings(
-  validator: EinvoiceValidator,
-  xml: Buffer,
-  syntax: XmlFormat,
-  accountId: string,
-): Promise<ValidationFinding[]> {
+/** The pool's answer; past PDF_RENDER_TIMEOUT_MS a 503 to retry. */
+async function inPool<T>(work: Promise<T>): Promise<T> {
   try {
-    return await validator.validateEinvoice(xml.toString('utf8'), syntax, accountId);
+    return await work;
   } catch (error) {
     if (error instanceof PdfRenderTimeout)
       throw new AppError('SERVICE_UNAVAILABLE', 'Validating the e-invoice took too long. Try again shortly.');
     throw error;
   }
+}
+
+/** The XSD's and the Schematron's findings on a stored file, in the pool. */
+export function poolFindings(
+  validator: EinvoiceValidator,
+  xml: Buffer,
+  syntax: XmlFormat,
+  accountId: string,
+): Promise<ValidationFinding[]> {
+  return inPool(validator.validateEinvoice(xml.toString('utf8'), syntax, accountId));
+}
+
+/** The model written in `syntax` and the file's findings, both in the pool (off the event loop). */
+export function writtenFindings(
+  validator: EinvoiceValidator,
+  model: EinvoiceModel,
+  syntax: XmlFormat,
+  accountId: string,
+): Promise<{ xml: Buffer; findings: ValidationFinding[] }> {
+  return inPool(validator.writeEinvoice(model, syntax, accountId));
 }
 
 /**
@@ -106,7 +114,8 @@ export async function validateEinvoice(
   const syntax: XmlFormat = format === 'facturx' ? 'cii' : format;
   let xml = (await frozenFile(ctx, kind, id, syntax, now))?.bytes;
   let errors: EinvoiceValidation['errors'] = [];
-  if (xml === undefined) {
+  if (xml !== undefined) errors = await poolFindings(validator, xml, syntax, ctx.accountId);
+  else {
     const { model, problems } = await einvoiceModel(ctx, kind, id, now);
     if (model === null)
       errors = problems.map((problem) => ({
@@ -116,10 +125,10 @@ export async function validateEinvoice(
         message: problem.message,
         field: problem.field,
       }));
-    else xml = writeModel(model, syntax);
+    // Written and validated in the pool: the event loop hands over the model and takes back the file.
+    else ({ xml, findings: errors } = await writtenFindings(validator, model, syntax, ctx.accountId));
   }
   if (xml !== undefined) {
-    errors = await poolFindings(validator, xml, syntax, ctx.accountId);
     // Factur-X: the CII it embeds (above), then the embedding itself, in the stored PDF or one rendered now.
     if (format === 'facturx') {
       const pdf =

@@ -2,4 +2,11 @@
 export { cancelStaleReminder, DeliverySchema, renderDeliveryPdf, trackDelivery } from './deliveries.js';
 export { sendDocument } from './sending.js';
 export { fromAnotherSite } from './csrf.js';
-export { documentFile, type DocumentFile } from './document-files.js';
+export {
+  documentFile,
+  type DocumentFile,
+  documentPrint,
+  type DocumentPrint,
+  printEtag,
+  renderPrint,
+} from './document-files.js';

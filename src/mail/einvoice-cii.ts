@@ -1,8 +1,7 @@
 // The model as a UN/CEFACT Cross Industry Invoice D16B (TypeCode 380, or 381 for a credit note), EN 16931's
 // CII syntax binding, the file Factur-X embeds. Elements follow the D16B schema's order.
-import type { Address } from '../shared/index.js';
-import type { EinvoiceModel, EinvoiceParty } from './einvoice.model.js';
-import { elementMaker, type Node, serialize, xmlDocument } from './xml.js';
+import type { EinvoiceAddress, EinvoiceModel, EinvoiceParty } from './einvoice-model.js';
+import { elementMaker, type Node, serialize, xmlDocument } from './einvoice-xml.js';
 
 const NAMESPACES = {
   rsm: 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
@@ -17,7 +16,7 @@ function date(parent: Node, name: string, value: string, type: 'udt' | 'qdt' = '
   element(element(parent, name), `${type}:DateTimeString`, value.replaceAll('-', ''), { format: '102' });
 }
 
-function postalAddress(parent: Node, address: Address | null): void {
+function postalAddress(parent: Node, address: EinvoiceAddress | null): void {
   const node = element(parent, 'ram:PostalTradeAddress');
   element(node, 'ram:PostcodeCode', address?.postal_code);
   element(node, 'ram:LineOne', address?.line1);

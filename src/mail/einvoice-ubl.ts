@@ -1,8 +1,7 @@
 // The model as a UBL 2.1 Invoice (380) or CreditNote (381), EN 16931's UBL syntax binding. Elements follow the
 // UBL schema's order; optional groups are left out when empty.
-import type { Address } from '../shared/index.js';
-import type { EinvoiceModel, EinvoiceParty } from './einvoice.model.js';
-import { elementMaker, type Node, serialize, xmlDocument } from './xml.js';
+import type { EinvoiceAddress, EinvoiceModel, EinvoiceParty } from './einvoice-model.js';
+import { elementMaker, type Node, serialize, xmlDocument } from './einvoice-xml.js';
 
 const NAMESPACES = {
   cac: 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
@@ -12,7 +11,7 @@ const INVOICE = 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2';
 const CREDIT_NOTE = 'urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2';
 const element = elementMaker(NAMESPACES);
 
-function postalAddress(parent: Node, name: string, address: Address | null): void {
+function postalAddress(parent: Node, name: string, address: EinvoiceAddress | null): void {
   const node = element(parent, name);
   element(node, 'cbc:StreetName', address?.line1);
   element(node, 'cbc:AdditionalStreetName', address?.line2);
