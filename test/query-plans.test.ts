@@ -27,7 +27,11 @@ import {
 } from '../src/modules/ledger/ledger.open-items.js';
 import { jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { dayRowsQuery, nextCurrencyQuery } from '../src/modules/ledger/ledger.day-rows.js';
-import { dayThroughQuery, statementPageQuery } from '../src/modules/reports/reports.repository.js';
+import {
+  dayThroughQuery,
+  jobsInNumberOrderQuery,
+  statementPageQuery,
+} from '../src/modules/reports/reports.repository.js';
 import { CREDIT_NOTE_SORTS, listCreditNotesPlan } from '../src/modules/credit-notes/credit-notes.repository.js';
 import { listQuotesPlan, QUOTE_SORTS } from '../src/modules/quotes/quotes.repository.js';
 import {
@@ -829,9 +833,37 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     false,
   ],
   [
-    "job profitability: a period's kept invoice figures, summed per job",
-    () => jobSumsQuery(db(), documentAccountId, { from: '2026-01-01', to: '2026-12-31', through: 1000 }),
-    'ledger_invoice_figures_account_issue_idx',
+    "job profitability: a piece of jobs' kept invoice figures of a period, summed per job",
+    () =>
+      jobSumsQuery(
+        db(),
+        documentAccountId,
+        { from: '2026-01-01', to: '2026-12-31', through: 1000 },
+        { after: '', through: ID },
+      ),
+    'ledger_invoice_figures_account_job_idx',
+    true,
+  ],
+  [
+    "job profitability's rows: the account's jobs in the order of their numbers, past the cursor's, never sorted",
+    () => jobsInNumberOrderQuery(db(), documentAccountId, 3),
+    '(?:jobs_number_unique|jobs_sort_2_idx)',
+    false,
+  ],
+  [
+    'aged receivables: a piece of the items open on a day, a range of each span class',
+    () => openItemsOnQuery(db(), documentAccountId, '2026-11-21', undefined, { after: '2026-03-01', through: '2026-06-01' }),
+    'ledger_open_items_account_span_idx',
+    false,
+  ],
+  [
+    'aged receivables: a piece of the settled items, summed',
+    () =>
+      settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, ['2026-10-22'], undefined, {
+        after: '2026-03-01',
+        through: '2026-06-01',
+      }),
+    'ledger_open_items_account_span_idx',
     true,
   ],
   [

@@ -1,8 +1,10 @@
 // Report queries, every one scoped by account and bounded by a ledger sequence: the figures come from
 // `ledger_entries` alone (docs/api-contract.md §24); clients', invoices' and credit notes' rows give labels only
 // (a name, a number), read by id (docs/architecture.md, "Who owns which table").
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { type Executor, fromJson } from '../../db/index.js';
+import { REPORT_PIECES } from '../ledger/index.js';
 
 /** A ledger entry as the reports read it: numbers as numbers, `taxes` parsed. */
 export interface ReportEntry {
@@ -125,6 +127,7 @@ export async function findLabels(
   const labels = new Map<string, string | null>();
   const column = table === 'clients' ? 'name' : 'number';
   for (let start = 0; start < ids.length; start += 500) {
+    if (start > 0) await yieldTurn();
     const rows = (await db
       .selectFrom(table)
       .select(['id', column])
@@ -160,6 +163,27 @@ export async function findJobLabels(
     for (const row of rows) labels.set(row.id, { ...row, number: row.number ?? null });
   }
   return labels;
+}
+
+/**
+ * The account's jobs after number `after` (from the first without), one job with `jobId`, in the order of their
+ * numbers: a range of the (account, number) index, `REPORT_PIECES.jobs` at a time.
+ */
+export function jobsInNumberOrderQuery(db: Executor, accountId: string, after?: number, jobId?: string) {
+  let query = db.selectFrom('jobs').select(['id', 'number_seq']).where('account_id', '=', accountId);
+  if (jobId !== undefined) query = query.where('id', '=', jobId);
+  if (after !== undefined) query = query.where('number_seq', '>', after);
+  return query.orderBy('number_seq').limit(sql.lit(REPORT_PIECES.jobs));
+}
+
+export async function findJobsInNumberOrder(
+  db: Executor,
+  accountId: string,
+  after?: number,
+  jobId?: string,
+): Promise<{ id: string; number_seq: number }[]> {
+  const rows = await jobsInNumberOrderQuery(db, accountId, after, jobId).execute();
+  return rows.map((row) => ({ id: row.id, number_seq: Number(row.number_seq) }));
 }
 
 /** A client statement's range: one client, one currency, its days, the sequence it stands at. */
