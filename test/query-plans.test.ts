@@ -29,6 +29,7 @@ import { jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { dayRowsQuery, nextCurrencyQuery } from '../src/modules/ledger/ledger.day-rows.js';
 import {
   dayThroughQuery,
+  entriesOnDaysQuery,
   jobsInNumberOrderQuery,
   statementPageQuery,
 } from '../src/modules/reports/reports.repository.js';
@@ -848,6 +849,12 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     "job profitability's rows: the account's jobs in the order of their numbers, past the cursor's, never sorted",
     () => jobsInNumberOrderQuery(db(), documentAccountId, 3),
     '(?:jobs_number_unique|jobs_sort_2_idx)',
+    false,
+  ],
+  [
+    'revenue and the tax summary at an old sequence: the later entries of the days they moved, a range of each day',
+    () => entriesOnDaysQuery(db(), documentAccountId, 500, ['2026-06-01', '2026-06-02']),
+    'ledger_entries_account_date_idx',
     false,
   ],
   [
