@@ -218,3 +218,50 @@ test("a payment posted while a report is read in pieces leaves the report the fi
   assert.ok([20_000, 15_000].includes(a2.open_amount), JSON.stringify(a2));
   assert.equal(aging.data.totals.open_amount, a2.open_amount + 6_000 + 7_000);
 });
+
+test('?ledger_sequence=N answers the old figures byte for byte after many later entries, back-dated ones too', async () => {
+  const b = await seed();
+  const paths = [
+    '/v1/reports/aged-receivables?as_of=2026-11-01',
+    '/v1/reports/aged-receivables?group_by=invoice',
+    `/v1/reports/client-statement?client_id=${b.alpha}&from=2026-09-01&to=2026-11-21`,
+    '/v1/reports/revenue?from=2026-08-01&to=2026-11-21&interval=month',
+    '/v1/reports/revenue?from=2026-08-01&to=2026-11-21&interval=week&basis=cash',
+    '/v1/reports/tax-summary?from=2026-08-01&to=2026-11-21',
+    '/v1/reports/tax-summary?from=2026-08-01&to=2026-11-21&basis=cash',
+    '/v1/reports/job-profitability?from=2026-08-01&to=2026-11-21',
+  ];
+  const text = (data: Record<string, unknown>) => JSON.stringify({ ...data, computed_at: null });
+  const old: string[] = [];
+  for (const path of paths) old.push(text((await b.report(path)).data));
+  const sequence = JSON.parse(old[0]!).ledger_sequence as number;
+  // Accrual revenue by month as the books stood: August 5,000, September 10,000, October 20,000, November 7,000.
+  assert.deepEqual(
+    JSON.parse(old[3]!).rows.map((row: any) => [row.period_start, row.period_end, row.net_amount, row.gross_amount]),
+    [
+      ['2026-08-01', '2026-08-31', 5_000, 5_000],
+      ['2026-09-01', '2026-09-30', 10_000, 10_000],
+      ['2026-10-01', '2026-10-31', 20_000, 20_000],
+      ['2026-11-01', '2026-11-21', 7_000, 7_000],
+    ],
+  );
+
+  // Twelve invoices later, every other one back-dated into the period, and payments on some, one on Alpha's oldest.
+  for (let index = 0; index < 12; index++) {
+    const issued = index % 2 === 0 ? '2026-09-15' : '2026-11-21';
+    const owner = index % 3 === 0 ? { job_id: b.jobs.second } : { client_id: index % 2 === 0 ? b.alpha : b.beta };
+    const invoice = await b.invoice(owner, 1_000 * (index + 1), issued, '2026-11-30');
+    if (index % 4 === 1) await b.pay(invoice, 500, '2026-11-21');
+  }
+  await b.pay(b.invoices.a1, 1_000, '2026-10-20');
+  const latest = (await b.report(paths[0]!)).data;
+  assert.ok(latest.ledger_sequence > sequence);
+  assert.notEqual(text((await b.report(paths[3]!)).data), old[3]);
+
+  for (const [index, path] of paths.entries()) {
+    const again = `${path}${path.includes('?') ? '&' : '?'}ledger_sequence=${sequence}`;
+    assert.equal(text((await b.report(again)).data), old[index], again);
+    const small = await inSmallestPieces(() => b.report(again));
+    assert.equal(text(small.data), old[index], `${again} in the smallest pieces`);
+  }
+});

@@ -79,8 +79,8 @@ export async function jobProfitability(
     clientId: input.client_id,
     jobId: input.job_id,
   };
-  for await (const sums of jobSumPieces(ctx.db, ctx.accountId, bounds)) {
-    for (const piece of sums) add(piece);
+  for await (const piece of jobSumPieces(ctx.db, ctx.accountId, bounds)) {
+    for (const sums of piece) add(sums);
     await yieldTurn();
   }
   // The others: their figures at the sequence, from their entries up to it.
