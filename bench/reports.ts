@@ -20,6 +20,7 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import type { InvoiceRow, LedgerEntryRow } from '../src/db/types.js';
 import { keepCashDayTotals } from '../src/modules/ledger/ledger.cash-totals.js';
 import { keepDayTotals } from '../src/modules/ledger/ledger.day-totals.js';
+import { keepEntryDays } from '../src/modules/ledger/ledger.entry-days.js';
 import { keepInvoiceFigures } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { keepOpenItems } from '../src/modules/ledger/ledger.open-items.js';
 import { api, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js';
@@ -202,6 +203,7 @@ async function seed(database: Database, base: string, key: string, accountId: st
       // What `postEntries` keeps beside the entries, by its own keepers.
       await keepDayTotals(trx, accountId, posted);
       await keepOpenItems(trx, accountId, posted);
+      await keepEntryDays(trx, accountId, posted);
       await keepCashDayTotals(trx, accountId, posted);
       await keepInvoiceFigures(trx, accountId, posted);
     });

@@ -26,6 +26,7 @@ import {
   settledOpenItemSumsQuery,
 } from '../src/modules/ledger/ledger.open-items.js';
 import { jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
+import { entryDaysAfterQuery } from '../src/modules/ledger/ledger.entry-days.js';
 import { dayRowsQuery, nextCurrencyQuery } from '../src/modules/ledger/ledger.day-rows.js';
 import {
   dayThroughQuery,
@@ -848,13 +849,19 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
   [
     "job profitability's rows: the account's jobs in the order of their numbers, past the cursor's, never sorted",
     () => jobsInNumberOrderQuery(db(), documentAccountId, 3),
-    '(?:jobs_number_unique|jobs_sort_2_idx)',
+    'jobs_(?:number_unique|sort_2_idx)',
     false,
   ],
   [
     'revenue and the tax summary at an old sequence: the later entries of the days they moved, a range of each day',
     () => entriesOnDaysQuery(db(), documentAccountId, 500, ['2026-06-01', '2026-06-02']),
     'ledger_entries_account_date_idx',
+    false,
+  ],
+  [
+    'an old aging or statement: the days by as_of holding an entry after its sequence, a range of the kept days',
+    () => entryDaysAfterQuery(db(), documentAccountId, 500, '2026-11-21'),
+    onPostgres ? 'ledger_entry_days_pk' : 'sqlite_autoindex_ledger_entry_days_1',
     false,
   ],
   [
@@ -1067,6 +1074,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'ledger_entries',
     'ledger_open_items',
     'ledger_invoice_figures',
+    'ledger_entry_days',
     'credit_notes',
     'time_entries',
     'custom_field_values',
@@ -1074,7 +1082,7 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
     'tags',
     'oauth_tokens',
     'attachments',
-  ].find((name) => index.startsWith(`${name}_`))!;
+  ].find((name) => index.startsWith(`${name}_`) || index.startsWith(`sqlite_autoindex_${name}_`))!;
   const reads = onPostgres
     ? text
         .split('\n')

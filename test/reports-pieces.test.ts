@@ -6,6 +6,7 @@
 // leaves that report's figures those of its own ledger_sequence.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { ManualClock } from '../src/core/deps.js';
 import { REPORT_PIECES } from '../src/modules/ledger/index.js';
 import { createTestContext, type TestContext } from './helpers/context.js';
@@ -29,7 +30,7 @@ async function inSmallestPieces<T>(work: () => Promise<T>): Promise<T> {
 }
 
 async function books() {
-  const { key } = await context.account();
+  const { key, accountId } = await context.account();
   const call = async (method: string, path: string, body?: unknown, status = 200) => {
     const response = await context.request(method, path, { key, body });
     assert.equal(response.status, status, `${method} ${path}: ${response.text}`);
@@ -60,7 +61,7 @@ async function books() {
     assert.equal(response.status, 200, `${path}: ${response.text}`);
     return response.body as { data: Record<string, any>; meta: { pagination: { next_cursor: string | null } } };
   };
-  return { call, client, job, invoice, pay, report };
+  return { accountId, call, client, job, invoice, pay, report };
 }
 
 /**
@@ -264,4 +265,25 @@ test('?ledger_sequence=N answers the old figures byte for byte after many later 
     const small = await inSmallestPieces(() => b.report(again));
     assert.equal(text(small.data), old[index], `${again} in the smallest pieces`);
   }
+
+  // The kept entry days (what an old aging finds its later entries' days from) are the entries' own: each day's last
+  // sequence, the back-dated ones' days raised too.
+  const db = context.database.db;
+  const kept = await db
+    .selectFrom('ledger_entry_days')
+    .select(['effective_date', 'last_sequence'])
+    .where('account_id', '=', b.accountId)
+    .orderBy('effective_date')
+    .execute();
+  const entries = await db
+    .selectFrom('ledger_entries')
+    .select(['effective_date', sql<number>`max(sequence)`.as('last_sequence')])
+    .where('account_id', '=', b.accountId)
+    .groupBy('effective_date')
+    .orderBy('effective_date')
+    .execute();
+  const days = (rows: { effective_date: string; last_sequence: unknown }[]) =>
+    rows.map((row) => [row.effective_date, Number(row.last_sequence)]);
+  assert.deepEqual(days(kept), days(entries));
+  assert.ok(days(kept).some(([day]) => day === '2026-09-15'));
 });

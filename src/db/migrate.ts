@@ -59,6 +59,7 @@ import * as appInstallEndpoints from './migrations/20261130050000_app_install_en
 import * as tagsById from './migrations/20261130060000_tags_by_id.js';
 import * as customFieldStamps from './migrations/20261130060100_custom_field_stamps.js';
 import * as ledgerEntriesByDay from './migrations/20261130120000_ledger_entries_by_day.js';
+import * as ledgerEntryDays from './migrations/20261130120100_ledger_entry_days.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
@@ -141,6 +142,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261130060000_tags_by_id': tagsById,
   '20261130060100_custom_field_stamps': customFieldStamps,
   '20261130120000_ledger_entries_by_day': ledgerEntriesByDay,
+  '20261130120100_ledger_entry_days': ledgerEntryDays,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { daysBetween } from '../../core/time.js';
 import type { Executor } from '../../db/index.js';
 import type { LedgerOpenItemRow } from '../../db/types.js';
+import { findEntryDaysAfter } from './ledger.entry-days.js';
 import { INVOICE_DOCUMENT_TYPES } from './ledger.schemas.js';
 
 const INVOICE_DOCUMENTS = new Set<string>(INVOICE_DOCUMENT_TYPES);
@@ -424,7 +425,7 @@ export async function findOpenItemsOn(
 
 /**
  * The ranges (from, to] of the sequences after `sequence`, `REPORT_PIECES.sequences` long, up to the account's last:
- * a report reads the entries after its sequence a range at a time, with a turn of the event loop between.
+ * job profitability reads the entries after its sequence a range at a time, with a turn of the event loop between.
  */
 export async function* sequenceRangesAfter(
   db: Executor,
@@ -445,15 +446,24 @@ export async function* sequenceRangesAfter(
   }
 }
 
-/** The items the entries after `sequence` move (one client's with `clientId`), from the (account, sequence) index. */
+/**
+ * The items that the entries after `sequence` dated by `day` move (one client's with `clientId`): an item open on
+ * `day` at the sequence that no such entry moved is found by its kept row (`openItemsOnQuery`,
+ * `settledOpenItemsOn`), entries after the sequence dated later change nothing of `day`. The days by `day` holding
+ * an entry after the sequence come from the kept entry days, and only their entries after it are read, 100 days at
+ * a time, each a range of the (account, day, sequence) index.
+ */
 export async function findItemsMovedAfter(
   db: Executor,
   accountId: string,
   sequence: number,
+  day: string,
   clientId?: string,
 ): Promise<OpenItemKey[]> {
+  const days = await findEntryDaysAfter(db, accountId, sequence, day);
   const keys = new Map<string, OpenItemKey>();
-  for await (const [from, to] of sequenceRangesAfter(db, accountId, sequence)) {
+  for (let start = 0; start < days.length; start += 100) {
+    if (start > 0) await yieldTurn();
     let query = db
       .selectFrom('ledger_entries')
       .select([
@@ -468,8 +478,8 @@ export async function findItemsMovedAfter(
         'credit_note_id',
       ])
       .where('account_id', '=', accountId)
-      .where('sequence', '>', from)
-      .where('sequence', '<=', to);
+      .where('effective_date', 'in', days.slice(start, start + 100))
+      .where('sequence', '>', sequence);
     if (clientId !== undefined) query = query.where('client_id', '=', clientId);
     for (const row of await query.execute())
       for (const move of openItemMovesOf({

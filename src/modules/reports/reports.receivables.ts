@@ -156,7 +156,7 @@ async function openItemsAt(
     }
     await yieldTurn();
   }
-  for (const key of await findItemsMovedAfter(ctx.db, ctx.accountId, standing.sequence, clientId))
+  for (const key of await findItemsMovedAfter(ctx.db, ctx.accountId, standing.sequence, day, clientId))
     keys.set(itemKeyOf(key), key);
   const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
   const mine = [...keys.values()].filter((key) => key.currency === standing.currency);
