@@ -1,10 +1,9 @@
 // Reports at scale (contract §24 "Scale"): one account with 100,000 sent invoices over the last 400 days (two tax
 // rates) spread over 1,000 jobs, their payments (70 %, a fifth of them partial) and credit notes (10 %), and the
-// ledger entries and day
-// totals they post, through a production-configured server. Measured in the same run: each report's JSON page
-// (aging at an as_of in the last year, by client and by invoice; a client's statement over a year; revenue
-// accrual by month and cash by week over a quarter; the tax summary over a year) against a 100-row page of
-// GET /v1/invoices, median and p99, and the server's longest event-loop hold while each is asked.
+// ledger entries and day totals they post, through a production-configured server. Measured in the same run: each
+// report's JSON page (aging at an as_of in the last year, by client and by invoice; a client's statement over a
+// year; revenue accrual by month and cash by week over a quarter; the tax summary over a year) against a 100-row
+// page of GET /v1/invoices, median and p99, and the server's longest event-loop hold while each is asked.
 // Target: each ≤ 10× the invoice page (median and p99). The invoices are cloned from one made through the API and
 // their entries written as `postEntries` writes them (the day totals, cash day totals, open items and invoice figures
 // by the ledger's own keepers); the payments' and credit notes' own rows are not written (the reports read the ledger
