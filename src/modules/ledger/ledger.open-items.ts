@@ -198,8 +198,9 @@ export interface OpenItemKey {
 
 /**
  * A piece of the items a report reads at a time: those opened in (`after`, `through`] (`after` null: from the first
- * day). Pieces hold about `REPORT_PIECES.openItems` items still open each, so that no read, and no sum of what it found, holds
- * the event loop long on SQLite (docs/api-contract.md §13; docs/decisions.md, "Reports without long holds").
+ * day). Pieces hold about `REPORT_PIECES.openItems` items still open each, so that no read, and no sum of what it
+ * found, holds the event loop long on SQLite (docs/api-contract.md §13; docs/decisions.md, "Reports without long
+ * holds").
  */
 export interface OpenedPiece {
   after: string | null;
@@ -216,8 +217,8 @@ export const REPORT_PIECES = { openItems: 2_000, figures: 2_000, jobs: 500, sequ
 
 /**
  * The pieces of the items that may be open on `day` (one client's with `clientId`), in the order of the day they
- * opened: each ends at the day of the item `REPORT_PIECES.openItems` places on in the still-open class's index (a seek and as many keys),
- * the last at `day`. Every item opened by `day`, of any span class, is in exactly one piece.
+ * opened: each ends at the day of the item `REPORT_PIECES.openItems` places on in the still-open class's index (a
+ * seek and as many keys), the last at `day`. Every item opened by `day`, of any span class, is in exactly one piece.
  */
 export async function* openedPieces(
   db: Executor,
