@@ -53,7 +53,13 @@ async function seed(database: Database, base: string, key: string, accountId: st
     const id = uuidv7();
     jobs.push(id);
     const seq = Number(jobTemplate.number_seq) + index + 1;
-    return { ...jobTemplate, id, title: `Job ${index + 1}`, number: `J-${String(seq).padStart(6, '0')}`, number_seq: seq };
+    return {
+      ...jobTemplate,
+      id,
+      title: `Job ${index + 1}`,
+      number: `J-${String(seq).padStart(6, '0')}`,
+      number_seq: seq,
+    };
   });
   for (let at = 0; at < jobRows.length; at += 200)
     await db

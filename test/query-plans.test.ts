@@ -866,7 +866,11 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
   ],
   [
     'aged receivables: a piece of the items open on a day, a range of each span class',
-    () => openItemsOnQuery(db(), documentAccountId, '2026-11-21', undefined, { after: '2026-03-01', through: '2026-06-01' }),
+    () =>
+      openItemsOnQuery(db(), documentAccountId, '2026-11-21', undefined, {
+        after: '2026-03-01',
+        through: '2026-06-01',
+      }),
     'ledger_open_items_account_span_idx',
     false,
   ],

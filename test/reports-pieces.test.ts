@@ -39,7 +39,12 @@ async function books() {
   const client = async (name: string) => (await call('POST', '/v1/clients', { name }, 201)).id as string;
   const job = async (clientId: string, title: string) =>
     (await call('POST', '/v1/jobs', { client_id: clientId, title, line_items: [] }, 201)).id as string;
-  const invoice = async (owner: { client_id: string } | { job_id: string }, amount: number, issued: string, due: string) => {
+  const invoice = async (
+    owner: { client_id: string } | { job_id: string },
+    amount: number,
+    issued: string,
+    due: string,
+  ) => {
     const created = await call(
       'POST',
       '/v1/invoices',
@@ -55,7 +60,12 @@ async function books() {
     return created.id as string;
   };
   const pay = (invoiceId: string, amount: number, paidOn: string) =>
-    call('POST', '/v1/payments', { invoice_id: invoiceId, amount, method: 'cash', paid_at: `${paidOn}T12:00:00.000Z` }, 201);
+    call(
+      'POST',
+      '/v1/payments',
+      { invoice_id: invoiceId, amount, method: 'cash', paid_at: `${paidOn}T12:00:00.000Z` },
+      201,
+    );
   const report = async (path: string) => {
     const response = await context.request('GET', path, { key });
     assert.equal(response.status, 200, `${path}: ${response.text}`);
@@ -98,7 +108,7 @@ const buckets = (current: number, b30: number, b60: number, b90: number, over: n
 
 /** Every figure of the books, asked as a caller would; `computed_at` left out. */
 async function figuresOf(b: Books) {
-  const strip = (data: Record<string, any>) => ({ ...data, computed_at: null });
+  const strip = (data: Record<string, any>): Record<string, any> => ({ ...data, computed_at: null });
   const agingToday = strip((await b.report('/v1/reports/aged-receivables')).data);
   const agingNovember = strip((await b.report('/v1/reports/aged-receivables?as_of=2026-11-01')).data);
   const agingBefore = strip((await b.report(`/v1/reports/aged-receivables?ledger_sequence=${b.beforeBeta}`)).data);
@@ -134,7 +144,12 @@ test('pieces of one item, figure, job and sequence answer the figures worked out
 
   // As of 21 Nov: Alpha 6,000 of 10,000 due 15 Sep, 67 days past due (61-90), and 20,000 due 31 Oct, 21 days
   // (1-30); Beta 7,000 due 1 Dec (current), its 5,000 paid.
-  const rows = small.agingToday.rows.map((row: any) => [row.client_name, row.buckets, row.open_amount, row.balance_amount]);
+  const rows = small.agingToday.rows.map((row: any) => [
+    row.client_name,
+    row.buckets,
+    row.open_amount,
+    row.balance_amount,
+  ]);
   assert.deepEqual(rows, [
     ['Alpha', buckets(0, 20_000, 0, 6_000, 0), 26_000, 26_000],
     ['Beta', buckets(7_000, 0, 0, 0, 0), 7_000, 7_000],
@@ -204,15 +219,14 @@ test('pieces of one item, figure, job and sequence answer the figures worked out
   );
 });
 
-test("a payment posted while a report is read in pieces leaves the report the figures of its own ledger_sequence", async () => {
+test('a payment posted while a report is read in pieces leaves the report the figures of its own ledger_sequence', async () => {
   const b = await seed();
   const [aging] = await inSmallestPieces(() =>
-    Promise.all([
-      b.report('/v1/reports/aged-receivables?group_by=invoice'),
-      b.pay(b.invoices.a2, 5_000, '2026-11-20'),
-    ]),
+    Promise.all([b.report('/v1/reports/aged-receivables?group_by=invoice'), b.pay(b.invoices.a2, 5_000, '2026-11-20')]),
   );
-  const again = await b.report(`/v1/reports/aged-receivables?group_by=invoice&ledger_sequence=${aging.data.ledger_sequence}`);
+  const again = await b.report(
+    `/v1/reports/aged-receivables?group_by=invoice&ledger_sequence=${aging.data.ledger_sequence}`,
+  );
   assert.deepEqual({ ...aging.data, computed_at: null }, { ...again.data, computed_at: null });
   // Alpha's 20,000 is open in full before the payment, 15,000 after: never both, never counted twice.
   const a2 = aging.data.rows.find((row: any) => row.invoice_id === b.invoices.a2);

@@ -18,7 +18,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('ledger_entry_days_pk', ['account_id', 'effective_date'])
     .execute();
   await sql`insert into ledger_entry_days (account_id, effective_date, last_sequence)
-    select account_id, effective_date, max(sequence) from ledger_entries group by account_id, effective_date`.execute(db);
+    select account_id, effective_date, max(sequence) from ledger_entries group by account_id, effective_date`.execute(
+    db,
+  );
 }
 
 // `any`: see above.

@@ -16,7 +16,9 @@ export async function keepEntryDays(
   if (days.size === 0) return;
   await db
     .insertInto('ledger_entry_days')
-    .values([...days].map(([day, sequence]) => ({ account_id: accountId, effective_date: day, last_sequence: sequence })))
+    .values(
+      [...days].map(([day, sequence]) => ({ account_id: accountId, effective_date: day, last_sequence: sequence })),
+    )
     .onConflict((conflict) =>
       conflict
         .columns(['account_id', 'effective_date'])

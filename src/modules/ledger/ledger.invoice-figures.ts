@@ -249,11 +249,7 @@ export function jobSumsQuery(db: Executor, accountId: string, bounds: JobBounds,
  * job, issue date) index (`REPORT_PIECES.figures`), each piece's end found by a seek and as many keys. One piece
  * for one job.
  */
-export async function* jobSumPieces(
-  db: Executor,
-  accountId: string,
-  bounds: JobBounds,
-): AsyncGenerator<JobSums[]> {
+export async function* jobSumPieces(db: Executor, accountId: string, bounds: JobBounds): AsyncGenerator<JobSums[]> {
   const sumsOf = async (piece?: JobPiece) =>
     (await jobSumsQuery(db, accountId, bounds, piece).execute()).map((row) => ({
       job_id: row.job_id!,

@@ -232,7 +232,12 @@ export async function* openedPieces(
     if (clientId !== undefined) query = query.where('client_id', '=', clientId);
     query = query.where('span_class', '=', OPEN_CLASS);
     if (after !== null) query = query.where('opened_on', '>', after);
-    const row = await query.where('opened_on', '<=', day).orderBy('opened_on').limit(1).offset(REPORT_PIECES.openItems).executeTakeFirst();
+    const row = await query
+      .where('opened_on', '<=', day)
+      .orderBy('opened_on')
+      .limit(1)
+      .offset(REPORT_PIECES.openItems)
+      .executeTakeFirst();
     const through = row?.opened_on ?? day;
     yield { after, through };
     if (through >= day) return;

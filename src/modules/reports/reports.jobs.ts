@@ -6,15 +6,7 @@
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { AppError } from '../../core/errors.js';
 import type { Context } from '../../kernel/context.js';
-import {
-  checkRange,
-  type KeyKind,
-  paged,
-  positionOf,
-  reportOf,
-  type RowKey,
-  type Standing,
-} from './reports.common.js';
+import { checkRange, type KeyKind, paged, positionOf, reportOf, type RowKey, type Standing } from './reports.common.js';
 import {
   figureHistoriesOf,
   findInvoiceFiguresMovedAfter,

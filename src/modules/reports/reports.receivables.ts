@@ -135,15 +135,7 @@ async function openItemsAt(
   const credits = new Map<string, number>();
   const keys = new Map<string, OpenItemKey>();
   for await (const piece of openedPieces(ctx.db, ctx.accountId, day, clientId)) {
-    const sums = await findSettledOpenItemSums(
-      ctx.db,
-      ctx.accountId,
-      day,
-      standing.sequence,
-      starts,
-      clientId,
-      piece,
-    );
+    const sums = await findSettledOpenItemSums(ctx.db, ctx.accountId, day, standing.sequence, starts, clientId, piece);
     for (const sum of sums) {
       count(sum.currency, sum.count);
       if (sum.currency !== standing.currency) continue;
