@@ -63,7 +63,7 @@ async function books() {
     call(
       'POST',
       '/v1/payments',
-      { invoice_id: invoiceId, amount, method: 'cash', paid_at: `${paidOn}T12:00:00.000Z` },
+      { invoice_id: invoiceId, amount, method: 'cash', paid_at: `${paidOn}T08:00:00.000Z` },
       201,
     );
   const report = async (path: string) => {
