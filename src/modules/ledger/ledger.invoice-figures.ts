@@ -207,9 +207,9 @@ export interface JobBounds {
   jobId?: string | undefined;
 }
 
-/** Some jobs by id: those in (`after`, `through`] (`through` null: to the last). */
+/** Some jobs by id: those in (`after`, `through`] (`after` null: from the first; `through` null: to the last). */
 export interface JobPiece {
-  after: string;
+  after: string | null;
   through: string | null;
 }
 
@@ -232,7 +232,9 @@ export function jobSumsQuery(db: Executor, accountId: string, bounds: JobBounds,
     .where('account_id', '=', accountId);
   if (bounds.jobId !== undefined) query = query.where('job_id', '=', bounds.jobId);
   else {
-    query = query.where('job_id', '>', piece?.after ?? '');
+    // No text bound stands below every id: ids are uuids on PostgreSQL.
+    const after = piece?.after ?? null;
+    query = after === null ? query.where('job_id', 'is not', null) : query.where('job_id', '>', after);
     if (piece?.through) query = query.where('job_id', '<=', piece.through);
   }
   query = query
@@ -263,17 +265,11 @@ export async function* jobSumPieces(db: Executor, accountId: string, bounds: Job
     yield await sumsOf();
     return;
   }
-  let after = '';
+  let after: string | null = null;
   for (;;) {
-    const end = await db
-      .selectFrom('ledger_invoice_figures')
-      .select('job_id')
-      .where('account_id', '=', accountId)
-      .where('job_id', '>', after)
-      .orderBy('job_id')
-      .limit(1)
-      .offset(REPORT_PIECES.figures)
-      .executeTakeFirst();
+    let seek = db.selectFrom('ledger_invoice_figures').select('job_id').where('account_id', '=', accountId);
+    seek = after === null ? seek.where('job_id', 'is not', null) : seek.where('job_id', '>', after);
+    const end = await seek.orderBy('job_id').limit(1).offset(REPORT_PIECES.figures).executeTakeFirst();
     const through = end?.job_id ?? null;
     yield await sumsOf({ after, through });
     if (through === null) return;
