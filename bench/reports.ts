@@ -1,9 +1,9 @@
 // Reports at scale (contract §24 "Scale"): one account with 100,000 sent invoices over the last 400 days (two tax
-// rates), their payments (70 %, a fifth of them partial) and credit notes (10 %), and the ledger entries and day
-// totals they post, through a production-configured server. Measured in the same run: each report's JSON page
-// (aging at an as_of in the last year, by client and by invoice; a client's statement over a year; revenue
-// accrual by month and cash by week over a quarter; the tax summary over a year) against a 100-row page of
-// GET /v1/invoices, median and p99, and the server's longest event-loop hold while each is asked.
+// rates) spread over 1,000 jobs, their payments (70 %, a fifth of them partial) and credit notes (10 %), and the
+// ledger entries and day totals they post, through a production-configured server. Measured in the same run: each
+// report's JSON page (aging at an as_of in the last year, by client and by invoice; a client's statement over a
+// year; revenue accrual by month and cash by week over a quarter; the tax summary over a year) against a 100-row
+// page of GET /v1/invoices, median and p99, and the server's longest event-loop hold while each is asked.
 // Target: each ≤ 10× the invoice page (median and p99). The invoices are cloned from one made through the API and
 // their entries written as `postEntries` writes them (the day totals, cash day totals, open items and invoice figures
 // by the ledger's own keepers); the payments' and credit notes' own rows are not written (the reports read the ledger
@@ -20,6 +20,7 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import type { InvoiceRow, LedgerEntryRow } from '../src/db/types.js';
 import { keepCashDayTotals } from '../src/modules/ledger/ledger.cash-totals.js';
 import { keepDayTotals } from '../src/modules/ledger/ledger.day-totals.js';
+import { keepEntryDays } from '../src/modules/ledger/ledger.entry-days.js';
 import { keepInvoiceFigures } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { keepOpenItems } from '../src/modules/ledger/ledger.open-items.js';
 import { api, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js';
@@ -27,6 +28,8 @@ import { api, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js
 const INVOICES = Number(process.env.REPORTS_INVOICES ?? 100_000);
 const REQUESTS = Number(process.env.REPORTS_REQUESTS ?? 30);
 const CLIENTS = 200;
+/** Jobs the invoices are spread over (job profitability's rows): one made through the API, cloned. */
+const JOBS = 1_000;
 const DAY = 86_400_000;
 const TODAY = new Date().toISOString().slice(0, 10);
 const dayBefore = (days: number) => new Date(Date.parse(TODAY) - days * DAY).toISOString().slice(0, 10);
@@ -42,6 +45,27 @@ async function seed(database: Database, base: string, key: string, accountId: st
     clients.push((await api(base, key, 'POST', '/v1/clients', { name: `Client ${index}` })).json.data.id);
   const gst = (await api(base, key, 'POST', '/v1/tax-rates', { name: 'GST', percentage: 5 })).json.data;
   const pst = (await api(base, key, 'POST', '/v1/tax-rates', { name: 'PST', percentage: 7 })).json.data;
+  const { db } = database;
+  const madeJob = (await api(base, key, 'POST', '/v1/jobs', { client_id: clients[0], title: 'Job 0' })).json.data;
+  const jobTemplate = (await db.selectFrom('jobs').selectAll().where('id', '=', madeJob.id).executeTakeFirst())!;
+  const jobs = [madeJob.id as string];
+  const jobRows = Array.from({ length: JOBS - 1 }, (_, index) => {
+    const id = uuidv7();
+    jobs.push(id);
+    const seq = Number(jobTemplate.number_seq) + index + 1;
+    return {
+      ...jobTemplate,
+      id,
+      title: `Job ${index + 1}`,
+      number: `J-${String(seq).padStart(6, '0')}`,
+      number_seq: seq,
+    };
+  });
+  for (let at = 0; at < jobRows.length; at += 200)
+    await db
+      .insertInto('jobs')
+      .values(jobRows.slice(at, at + 200))
+      .execute();
   const made = (
     await api(base, key, 'POST', '/v1/invoices', {
       client_id: clients[0],
@@ -51,7 +75,6 @@ async function seed(database: Database, base: string, key: string, accountId: st
       ],
     })
   ).json.data;
-  const { db } = database;
   const template = (await db.selectFrom('invoices').selectAll().where('id', '=', made.id).executeTakeFirst())!;
   await db.deleteFrom('invoices').where('id', '=', made.id).execute();
   // 25,000 net: GST 5 % of 25,000 = 1,250, PST 7 % of 20,000 = 1,400; total 27,650.
@@ -106,6 +129,7 @@ async function seed(database: Database, base: string, key: string, accountId: st
           ...template,
           id,
           client_id: clientId,
+          job_id: jobs[index % JOBS] as string,
           number: `INV-${String(index + 2).padStart(6, '0')}`,
           number_seq: index + 2,
           issue_date: issued,
@@ -202,6 +226,7 @@ async function seed(database: Database, base: string, key: string, accountId: st
       // What `postEntries` keeps beside the entries, by its own keepers.
       await keepDayTotals(trx, accountId, posted);
       await keepOpenItems(trx, accountId, posted);
+      await keepEntryDays(trx, accountId, posted);
       await keepCashDayTotals(trx, accountId, posted);
       await keepInvoiceFigures(trx, accountId, posted);
     });

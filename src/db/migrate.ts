@@ -58,6 +58,8 @@ import * as attachmentRemovals from './migrations/20261130040000_attachment_remo
 import * as appInstallEndpoints from './migrations/20261130050000_app_install_endpoints.js';
 import * as tagsById from './migrations/20261130060000_tags_by_id.js';
 import * as customFieldStamps from './migrations/20261130060100_custom_field_stamps.js';
+import * as ledgerEntriesByDay from './migrations/20261130120000_ledger_entries_by_day.js';
+import * as ledgerEntryDays from './migrations/20261130120100_ledger_entry_days.js';
 import * as changesByKind from './migrations/20261130160000_changes_by_kind.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
@@ -140,6 +142,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261130050000_app_install_endpoints': appInstallEndpoints,
   '20261130060000_tags_by_id': tagsById,
   '20261130060100_custom_field_stamps': customFieldStamps,
+  '20261130120000_ledger_entries_by_day': ledgerEntriesByDay,
+  '20261130120100_ledger_entry_days': ledgerEntryDays,
   '20261130160000_changes_by_kind': changesByKind,
 };
 

@@ -561,6 +561,13 @@ export interface LedgerInvoiceFiguresTable {
   last_sequence: number;
 }
 
+/** The ledger's entry days (modules/ledger/ledger.entry-days.ts): the last sequence of an entry dated each day. */
+export interface LedgerEntryDaysTable {
+  account_id: string;
+  effective_date: DateText;
+  last_sequence: number;
+}
+
 /** The ledger's open items (modules/ledger/ledger.open-items.ts): the span of days an item's amount is not 0. */
 export interface LedgerOpenItemsTable {
   account_id: string;
@@ -1107,6 +1114,7 @@ export interface Tables {
   ledger_open_items: LedgerOpenItemsTable;
   ledger_invoice_figures: LedgerInvoiceFiguresTable;
   ledger_cash_day_totals: LedgerCashDayTotalsTable;
+  ledger_entry_days: LedgerEntryDaysTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

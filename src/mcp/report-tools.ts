@@ -6,6 +6,7 @@ import type { Report, Standing } from '../modules/reports/index.js';
 import {
   AgedReceivablesQuery,
   agedReceivables,
+  onOneSnapshot,
   pageOf,
   RevenueQuery,
   revenue,
@@ -21,9 +22,11 @@ async function answer(
   args: Args,
   compute: (ctx: Context, standing: Standing, input: never) => Promise<Report<unknown, unknown, unknown>>,
 ): Promise<Record<string, unknown>> {
-  const standing = await standingOf(ctx, args);
-  standing.limit = typeof args.limit === 'number' ? args.limit : ASSISTANT_PAGE;
-  const report = await compute(ctx, standing, args as never);
+  const { standing, report } = await onOneSnapshot(ctx, async (snapshot) => {
+    const standing = await standingOf(snapshot, args);
+    standing.limit = typeof args.limit === 'number' ? args.limit : ASSISTANT_PAGE;
+    return { standing, report: await compute(snapshot, standing, args as never) };
+  });
   const page = pageOf(report, standing);
   return { ...page.report, has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
 }

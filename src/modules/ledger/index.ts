@@ -30,13 +30,14 @@ export { largestRemainder, proRata } from './ledger.money.js';
 export {
   figureHistoriesOf,
   findInvoiceFiguresMovedAfter,
-  findJobSums,
   invoiceFiguresOf,
+  type JobSums,
+  jobSumPieces,
   jobSumsQuery,
 } from './ledger.invoice-figures.js';
 export {
   daysBefore,
-  findEntriesOfItems,
+  entriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
   findSettledOpenInvoices,
@@ -45,6 +46,9 @@ export {
   type OpenItemEntry,
   type OpenItemKey,
   openItemMovesOf,
+  openedPieces,
+  type OpenedPiece,
+  REPORT_PIECES,
   openItemsOnQuery,
   type SettledOpenInvoice,
   type SettledSum,

@@ -6,6 +6,7 @@
 // database, and works the others out again from their entries.
 import type { Executor } from '../../db/index.js';
 import type { LedgerInvoiceFigureRow } from '../../db/types.js';
+import { REPORT_PIECES, sequenceRangesAfter } from './ledger.open-items.js';
 
 /** What the figures read of an entry. */
 export interface FigureEntry {
@@ -198,16 +199,26 @@ export interface JobSums {
   entry_count: number;
 }
 
+export interface JobBounds {
+  from: string;
+  to: string;
+  through: number;
+  clientId?: string | undefined;
+  jobId?: string | undefined;
+}
+
+/** Some jobs by id: those in (`after`, `through`] (`after` null: from the first; `through` null: to the last). */
+export interface JobPiece {
+  after: string | null;
+  through: string | null;
+}
+
 /**
- * Per job (null: invoices without one) and currency, the sums of the kept figures of the invoices issued from–to and
- * not void that no entry after `through` moved, summed by the database from the (account, issue date) index (one
- * job's: (account, job, issue date)).
+ * Per job and currency, the sums of the kept figures of the invoices issued from–to and not void that no entry after
+ * `through` moved, summed by the database from the (account, job, issue date) index: one job's with `jobId`, else the
+ * jobs of a piece. Invoices without a job are never read.
  */
-export function jobSumsQuery(
-  db: Executor,
-  accountId: string,
-  bounds: { from: string; to: string; through: number; clientId?: string | undefined; jobId?: string | undefined },
-) {
+export function jobSumsQuery(db: Executor, accountId: string, bounds: JobBounds, piece?: JobPiece) {
   let query = db
     .selectFrom('ledger_invoice_figures')
     .select((eb) => [
@@ -220,25 +231,29 @@ export function jobSumsQuery(
     ])
     .where('account_id', '=', accountId);
   if (bounds.jobId !== undefined) query = query.where('job_id', '=', bounds.jobId);
+  else {
+    // No text bound stands below every id: ids are uuids on PostgreSQL.
+    const after = piece?.after ?? null;
+    query = after === null ? query.where('job_id', 'is not', null) : query.where('job_id', '>', after);
+    if (piece?.through) query = query.where('job_id', '<=', piece.through);
+  }
   query = query
     .where('issue_date', '>=', bounds.from)
     .where('issue_date', '<=', bounds.to)
     .where('voided', '=', 0)
     .where('last_sequence', '<=', bounds.through);
   if (bounds.clientId !== undefined) query = query.where('client_id', '=', bounds.clientId);
-  return query.groupBy(['currency', 'job_id']);
+  return query.groupBy(['job_id', 'currency']);
 }
 
-export async function findJobSums(
-  db: Executor,
-  accountId: string,
-  bounds: Parameters<typeof jobSumsQuery>[2],
-): Promise<JobSums[]> {
-  const rows = await jobSumsQuery(db, accountId, bounds).execute();
-  // Invoices without a job are summed under null (a filter on it would draw the planner to the job index), left out.
-  return rows
-    .flatMap((row) => (row.job_id === null ? [] : [row]))
-    .map((row) => ({
+/**
+ * `jobSumsQuery`'s sums a piece at a time: the jobs (by id) whose figures fill about so many keys of the (account,
+ * job, issue date) index (`REPORT_PIECES.figures`), each piece's end found by a seek and as many keys. One piece
+ * for one job.
+ */
+export async function* jobSumPieces(db: Executor, accountId: string, bounds: JobBounds): AsyncGenerator<JobSums[]> {
+  const sumsOf = async (piece?: JobPiece) =>
+    (await jobSumsQuery(db, accountId, bounds, piece).execute()).map((row) => ({
       job_id: row.job_id!,
       currency: row.currency,
       revenue_amount: Number(row.revenue_amount),
@@ -246,6 +261,20 @@ export async function findJobSums(
       lines_without_cost: Number(row.lines_without_cost),
       entry_count: Number(row.entry_count),
     }));
+  if (bounds.jobId !== undefined) {
+    yield await sumsOf();
+    return;
+  }
+  let after: string | null = null;
+  for (;;) {
+    let seek = db.selectFrom('ledger_invoice_figures').select('job_id').where('account_id', '=', accountId);
+    seek = after === null ? seek.where('job_id', 'is not', null) : seek.where('job_id', '>', after);
+    const end = await seek.orderBy('job_id').limit(1).offset(REPORT_PIECES.figures).executeTakeFirst();
+    const through = end?.job_id ?? null;
+    yield await sumsOf({ after, through });
+    if (through === null) return;
+    after = through;
+  }
 }
 
 /** The kept rows that an entry after `through` moved (their figures at `through` are worked out again). */
@@ -254,23 +283,26 @@ export async function findInvoiceFiguresMovedAfter(
   accountId: string,
   through: number,
 ): Promise<{ invoice_id: string; job_id: string | null }[]> {
-  const rows = await db
-    .selectFrom('ledger_entries')
-    .select('invoice_id')
-    .distinct()
-    .where('account_id', '=', accountId)
-    .where('sequence', '>', through)
-    .where('invoice_id', 'is not', null)
-    .execute();
-  const ids = rows.map((row) => row.invoice_id!);
-  if (ids.length === 0) return [];
+  const ids = new Set<string>();
+  for await (const [from, to] of sequenceRangesAfter(db, accountId, through)) {
+    const rows = await db
+      .selectFrom('ledger_entries')
+      .select('invoice_id')
+      .where('account_id', '=', accountId)
+      .where('sequence', '>', from)
+      .where('sequence', '<=', to)
+      .where('invoice_id', 'is not', null)
+      .execute();
+    for (const row of rows) ids.add(row.invoice_id!);
+  }
   const jobs: { invoice_id: string; job_id: string | null }[] = [];
-  for (let start = 0; start < ids.length; start += 500) {
+  const list = [...ids];
+  for (let start = 0; start < list.length; start += 500) {
     const found = await db
       .selectFrom('invoices')
       .select(['id', 'job_id'])
       .where('account_id', '=', accountId)
-      .where('id', 'in', ids.slice(start, start + 500))
+      .where('id', 'in', list.slice(start, start + 500))
       .execute();
     jobs.push(...found.map((row) => ({ invoice_id: row.id, job_id: row.job_id ?? null })));
   }

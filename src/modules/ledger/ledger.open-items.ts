@@ -5,11 +5,13 @@
 // opening balance find the items open on a day from these spans by index (docs/api-contract.md §24 "Scale"), then
 // sum those items' own entries at the report's sequence; items an entry after that sequence touched are added, so
 // an older `?ledger_sequence=N` is repeated exactly.
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { Temporal } from '@js-temporal/polyfill';
 import { sql } from 'kysely';
 import { daysBetween } from '../../core/time.js';
 import type { Executor } from '../../db/index.js';
 import type { LedgerOpenItemRow } from '../../db/types.js';
+import { findEntryDaysAfter } from './ledger.entry-days.js';
 import { INVOICE_DOCUMENT_TYPES } from './ledger.schemas.js';
 
 const INVOICE_DOCUMENTS = new Set<string>(INVOICE_DOCUMENT_TYPES);
@@ -195,12 +197,66 @@ export interface OpenItemKey {
 }
 
 /**
- * The items that may be open on `day` as the ledger stands now, to be summed from their entries (every currency; one
- * client's with `clientId`): per span class a range of the (account[, client], class, opened_on) index — a span of
- * class k open on `day` opened after `day` − 4^k — and the items still open, opened by `day`, with an entry after
- * it (those with none are `settledOpenItemsOn`'s). Reads about as many keys as items open that day.
+ * A piece of the items a report reads at a time: those opened in (`after`, `through`] (`after` null: from the first
+ * day). Pieces hold about `REPORT_PIECES.openItems` items still open each, so that no read, and no sum of what it
+ * found, holds the event loop long on SQLite (docs/api-contract.md §13; docs/decisions.md, "Reports without long
+ * holds").
  */
-export function openItemsOnQuery(db: Executor, accountId: string, day: string, clientId?: string) {
+export interface OpenedPiece {
+  after: string | null;
+  through: string;
+}
+
+/**
+ * How much a report reads at a time, each a few milliseconds of SQLite's reads at 100,000 invoices (docs/decisions.md,
+ * "Reports without long holds"): items still open per piece of aging, kept invoice figures per piece of job
+ * profitability, jobs per batch of its rows, sequences per range of the entries after a report's. Tests lower them
+ * to walk many pieces.
+ */
+export const REPORT_PIECES = { openItems: 2_000, figures: 2_000, jobs: 500, sequences: 5_000 };
+
+/**
+ * The pieces of the items that may be open on `day` (one client's with `clientId`), in the order of the day they
+ * opened: each ends at the day of the item `REPORT_PIECES.openItems` places on in the still-open class's index (a
+ * seek and as many keys), the last at `day`. Every item opened by `day`, of any span class, is in exactly one piece.
+ */
+export async function* openedPieces(
+  db: Executor,
+  accountId: string,
+  day: string,
+  clientId?: string,
+): AsyncGenerator<OpenedPiece> {
+  let after: string | null = null;
+  for (;;) {
+    let query = db.selectFrom('ledger_open_items').select('opened_on').where('account_id', '=', accountId);
+    if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+    query = query.where('span_class', '=', OPEN_CLASS);
+    if (after !== null) query = query.where('opened_on', '>', after);
+    const row = await query
+      .where('opened_on', '<=', day)
+      .orderBy('opened_on')
+      .limit(1)
+      .offset(REPORT_PIECES.openItems)
+      .executeTakeFirst();
+    const through = row?.opened_on ?? day;
+    yield { after, through };
+    if (through >= day) return;
+    after = through;
+  }
+}
+
+/** The later of two lower bounds of the day an item opened (null: none). */
+const laterOf = (a: string | null, b: string | null) => (a === null ? b : b === null || a > b ? a : b);
+
+/**
+ * The items that may be open on `day` as the ledger stands now, to be summed from their entries (every currency; one
+ * client's with `clientId`; those of a piece with `piece`): per span class a range of the (account[, client], class,
+ * opened_on) index — a span of class k open on `day` opened after `day` − 4^k — and the items still open, opened by
+ * `day`, with an entry after it (those with none are `settledOpenItemsOn`'s). Reads about as many keys as items open
+ * that day.
+ */
+export function openItemsOnQuery(db: Executor, accountId: string, day: string, clientId?: string, piece?: OpenedPiece) {
+  const through = piece?.through ?? day;
   const arm = (spanClass: number, openedAfter: string | null) => {
     let query = db
       .selectFrom('ledger_open_items')
@@ -209,13 +265,16 @@ export function openItemsOnQuery(db: Executor, accountId: string, day: string, c
     if (clientId !== undefined) query = query.where('client_id', '=', clientId);
     query = query.where('span_class', '=', spanClass);
     if (openedAfter !== null) query = query.where('opened_on', '>', openedAfter);
-    query = query.where('opened_on', '<=', day);
+    query = query.where('opened_on', '<=', through);
     return spanClass === OPEN_CLASS ? query.where('last_entry_on', '>', day) : query.where('closed_on', '>', day);
   };
-  let query = arm(OPEN_CLASS, null);
+  let query = arm(OPEN_CLASS, piece?.after ?? null);
   let bound = 1;
-  for (let spanClass = 0; spanClass < SPAN_CLASSES; spanClass++, bound *= 4)
-    query = query.unionAll(arm(spanClass, daysBefore(day, bound)));
+  for (let spanClass = 0; spanClass < SPAN_CLASSES; spanClass++, bound *= 4) {
+    const after = laterOf(daysBefore(day, bound), piece?.after ?? null);
+    // A class whose spans cannot reach into the piece is not read.
+    if (after === null || after < through) query = query.unionAll(arm(spanClass, after));
+  }
   return query;
 }
 
@@ -229,12 +288,20 @@ export function daysBefore(day: string, days: number): string {
  * The items still open whose every entry is dated by `day` and none after the sequence `through` ("settled"): open on
  * `day` with their kept amount and due date, no entry read (a range of the same index, the rest filtered).
  */
-function settledOpenItemsOn(db: Executor, accountId: string, day: string, through: number, clientId?: string) {
+function settledOpenItemsOn(
+  db: Executor,
+  accountId: string,
+  day: string,
+  through: number,
+  clientId?: string,
+  piece?: OpenedPiece,
+) {
   let query = db.selectFrom('ledger_open_items').where('account_id', '=', accountId);
   if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+  query = query.where('span_class', '=', OPEN_CLASS);
+  if (piece?.after) query = query.where('opened_on', '>', piece.after);
   return query
-    .where('span_class', '=', OPEN_CLASS)
-    .where('opened_on', '<=', day)
+    .where('opened_on', '<=', piece?.through ?? day)
     .where('last_entry_on', '<=', day)
     .where('last_sequence', '<=', through)
     .where('amount', '<>', 0);
@@ -263,13 +330,14 @@ export function settledOpenItemSumsQuery(
   through: number,
   bucketStarts: readonly string[],
   clientId?: string,
+  piece?: OpenedPiece,
 ) {
   const due = sql`coalesce(${sql.ref('due_date')}, ${sql.ref('opened_on')})`;
   const arms = [day, ...bucketStarts].map((start, index) => sql`when ${due} >= ${start} then ${sql.lit(index)}`);
   const bucket = sql<number>`case when ${sql.ref('kind')} <> 'invoice' then 0 ${sql.join(arms, sql` `)} else ${sql.lit(
     bucketStarts.length + 1,
   )} end`;
-  return settledOpenItemsOn(db, accountId, day, through, clientId)
+  return settledOpenItemsOn(db, accountId, day, through, clientId, piece)
     .select([
       'currency',
       'client_id',
@@ -288,8 +356,9 @@ export async function findSettledOpenItemSums(
   through: number,
   bucketStarts: readonly string[],
   clientId?: string,
+  piece?: OpenedPiece,
 ): Promise<SettledSum[]> {
-  const rows = await settledOpenItemSumsQuery(db, accountId, day, through, bucketStarts, clientId).execute();
+  const rows = await settledOpenItemSumsQuery(db, accountId, day, through, bucketStarts, clientId, piece).execute();
   return rows.map((row) => ({
     currency: row.currency,
     client_id: row.client_id,
@@ -335,6 +404,7 @@ export async function findSettledOpenInvoices(
 ): Promise<SettledOpenInvoice[]> {
   const found: SettledOpenInvoice[] = [];
   for (let start = 0; start < clientIds.length; start += 500) {
+    if (start > 0) await yieldTurn();
     const rows = await settledOpenInvoicesQuery(
       db,
       accountId,
@@ -353,47 +423,83 @@ export async function findOpenItemsOn(
   accountId: string,
   day: string,
   clientId?: string,
+  piece?: OpenedPiece,
 ): Promise<OpenItemKey[]> {
-  const rows = await openItemsOnQuery(db, accountId, day, clientId).execute();
+  const rows = await openItemsOnQuery(db, accountId, day, clientId, piece).execute();
   return rows as OpenItemKey[];
 }
 
-/** The items the entries after `sequence` move (one client's with `clientId`), from the (account, sequence) index. */
+/**
+ * The ranges (from, to] of the sequences after `sequence`, `REPORT_PIECES.sequences` long, up to the account's last:
+ * job profitability reads the entries after its sequence a range at a time, with a turn of the event loop between.
+ */
+export async function* sequenceRangesAfter(
+  db: Executor,
+  accountId: string,
+  sequence: number,
+): AsyncGenerator<readonly [from: number, to: number]> {
+  const last = await db
+    .selectFrom('ledger_entries')
+    .select('sequence')
+    .where('account_id', '=', accountId)
+    .orderBy('sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const step = REPORT_PIECES.sequences;
+  for (let from = sequence; from < Number(last?.sequence ?? 0); from += step) {
+    if (from > sequence) await yieldTurn();
+    yield [from, from + step];
+  }
+}
+
+/**
+ * The items that the entries after `sequence` dated by `day` move (one client's with `clientId`): an item open on
+ * `day` at the sequence that no such entry moved is found by its kept row (`openItemsOnQuery`,
+ * `settledOpenItemsOn`), entries after the sequence dated later change nothing of `day`. The days by `day` holding
+ * an entry after the sequence come from the kept entry days, and only their entries after it are read, 100 days at
+ * a time, each a range of the (account, day, sequence) index.
+ */
 export async function findItemsMovedAfter(
   db: Executor,
   accountId: string,
   sequence: number,
+  day: string,
   clientId?: string,
 ): Promise<OpenItemKey[]> {
-  let query = db
-    .selectFrom('ledger_entries')
-    .select([
-      'client_id',
-      'currency',
-      'type',
-      'effective_date',
-      'amount',
-      'applied_amount',
-      'invoice_id',
-      'payment_id',
-      'credit_note_id',
-    ])
-    .where('account_id', '=', accountId)
-    .where('sequence', '>', sequence);
-  if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+  const days = await findEntryDaysAfter(db, accountId, sequence, day);
   const keys = new Map<string, OpenItemKey>();
-  for (const row of await query.execute())
-    for (const move of openItemMovesOf({
-      ...row,
-      amount: Number(row.amount),
-      applied_amount: Number(row.applied_amount),
-    }))
-      keys.set(itemKeyOf(move), {
-        kind: move.kind,
-        item_id: move.item_id,
-        client_id: move.client_id,
-        currency: move.currency,
-      });
+  for (let start = 0; start < days.length; start += 100) {
+    if (start > 0) await yieldTurn();
+    let query = db
+      .selectFrom('ledger_entries')
+      .select([
+        'client_id',
+        'currency',
+        'type',
+        'effective_date',
+        'amount',
+        'applied_amount',
+        'invoice_id',
+        'payment_id',
+        'credit_note_id',
+      ])
+      .where('account_id', '=', accountId)
+      .where('effective_date', 'in', days.slice(start, start + 100))
+      .where('sequence', '>', sequence);
+    if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+    for (const row of await query.execute())
+      for (const move of openItemMovesOf({
+        ...row,
+        amount: Number(row.amount),
+        applied_amount: Number(row.applied_amount),
+      }))
+        keys.set(itemKeyOf(move), {
+          kind: move.kind,
+          item_id: move.item_id,
+          client_id: move.client_id,
+          currency: move.currency,
+        });
+  }
   return [...keys.values()];
 }
 
@@ -403,15 +509,17 @@ export interface OpenItemEntry extends OpenItemSource {
   due_date: string | null;
 }
 
-/** The entries of the items (by their index), up to `through` and dated up to `day`, in sequence order. */
-export async function findEntriesOfItems(
+/**
+ * The entries of the items (by their index), up to `through` and dated up to `day`: a batch of 500 items of one kind
+ * at a time, each batch's entries in sequence order (an entry moving two items comes in each one's batch).
+ */
+export async function* entriesOfItems(
   db: Executor,
   accountId: string,
   items: readonly OpenItemKey[],
   through: number,
   day: string,
-): Promise<OpenItemEntry[]> {
-  const bySequence = new Map<number, OpenItemEntry>();
+): AsyncGenerator<{ kind: OpenItemKind; entries: OpenItemEntry[] }> {
   for (const kind of ['invoice', 'payment', 'credit_note'] as const) {
     const ids = [...new Set(items.filter((item) => item.kind === kind).map((item) => item.item_id))];
     for (let start = 0; start < ids.length; start += 500) {
@@ -435,14 +543,13 @@ export async function findEntriesOfItems(
         .where('sequence', '<=', through)
         .where('effective_date', '<=', day)
         .execute();
-      for (const row of rows)
-        bySequence.set(Number(row.sequence), {
-          ...row,
-          sequence: Number(row.sequence),
-          amount: Number(row.amount),
-          applied_amount: Number(row.applied_amount),
-        });
+      const entries = rows.map((row) => ({
+        ...row,
+        sequence: Number(row.sequence),
+        amount: Number(row.amount),
+        applied_amount: Number(row.applied_amount),
+      }));
+      yield { kind, entries: entries.sort((a, b) => a.sequence - b.sequence) };
     }
   }
-  return [...bySequence.values()].sort((a, b) => a.sequence - b.sequence);
 }

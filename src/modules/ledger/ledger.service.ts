@@ -11,6 +11,7 @@ import { getClientRow } from '../clients/index.js';
 import { requireRow } from '../shared/index.js';
 import { type DayTotalSource, keepDayTotals } from './ledger.day-totals.js';
 import { keepCashDayTotals } from './ledger.cash-totals.js';
+import { keepEntryDays } from './ledger.entry-days.js';
 import { keepInvoiceFigures } from './ledger.invoice-figures.js';
 import { keepOpenItems } from './ledger.open-items.js';
 import * as repository from './ledger.repository.js';
@@ -107,6 +108,7 @@ export async function postEntries(tx: Context, drafts: readonly EntryDraft[]): P
     })),
   );
   await keepOpenItems(db, accountId, rows);
+  await keepEntryDays(db, accountId, rows);
   await keepInvoiceFigures(db, accountId, rows);
   await keepCashDayTotals(
     db,

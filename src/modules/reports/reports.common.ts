@@ -5,6 +5,7 @@
 import { Temporal } from '@js-temporal/polyfill';
 import { AppError, fieldError, validationError } from '../../core/errors.js';
 import { localDate } from '../../core/time.js';
+import { inReadSnapshot } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccount } from '../accounts/index.js';
 import * as repository from './reports.repository.js';
@@ -90,6 +91,16 @@ export function positionOf(standing: Standing, kinds: readonly KeyKind[]): RowKe
   if (after.length !== kinds.length || kinds.some((kind, index) => !isKeyValue(kind, after[index])))
     throw fieldError('cursor', 'is not a cursor this report gave');
   return after as RowKey;
+}
+
+/**
+ * Runs a report on one read snapshot of the database: its standing (the latest sequence) and every piece it reads, a
+ * turn of the event loop apart, see the same books while writers go on (PostgreSQL: a read-only REPEATABLE READ
+ * transaction; SQLite: a read transaction on a connection of its own). Inside a transaction, on that transaction.
+ */
+export function onOneSnapshot<T>(ctx: Context, work: (ctx: Context) => Promise<T>): Promise<T> {
+  if (ctx.db.isTransaction) return work(ctx);
+  return inReadSnapshot(ctx.db, (db) => work({ ...ctx, db }));
 }
 
 export async function standingOf(ctx: Context, input: CommonInput): Promise<Standing> {

@@ -2,12 +2,13 @@
 // sequence and dated up to a day, so a back-dated payment changes a past answer and a higher sequence says so.
 // Neither reads an account's or a client's whole history: the items open on a day come from the ledger's kept open
 // items by index, and only their entries are summed; a statement's lines are a page of the client's entries by day.
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { fieldError } from '../../core/errors.js';
 import { addDaysToDate } from '../../core/time.js';
 import type { Context } from '../../kernel/context.js';
 import {
   daysBefore,
-  findEntriesOfItems,
+  entriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
   findSettledOpenInvoices,
@@ -15,6 +16,7 @@ import {
   itemKeyOf,
   type OpenItemKey,
   openItemMovesOf,
+  openedPieces,
   type SettledSum,
 } from '../ledger/index.js';
 import {
@@ -113,7 +115,9 @@ function emptyFigures(labels: readonly string[]): AgingFigures {
  * with no entry after the day nor after the sequence ("settled"), whose kept amount and due date are theirs then,
  * summed per client, kind and bucket by the database (no entry read, a few rows per client); the other items that may
  * be open that day as the books stand now (the kept spans); and those an entry after the sequence moved. The last two
- * are summed from their own entries up to the sequence and the day. Other currencies' items are counted.
+ * are summed from their own entries up to the sequence and the day. Other currencies' items are counted. The items are
+ * read a piece at a time (by the day they opened), their entries a batch at a time, with a turn of the event loop
+ * between, all in the report's one read snapshot (`onOneSnapshot`).
  */
 async function openItemsAt(
   ctx: Context,
@@ -123,49 +127,58 @@ async function openItemsAt(
   clientId?: string,
 ) {
   const starts = bounds.map((bound) => daysBefore(day, bound));
-  const sums = await findSettledOpenItemSums(ctx.db, ctx.accountId, day, standing.sequence, starts, clientId);
-  const kept = await findOpenItemsOn(ctx.db, ctx.accountId, day, clientId);
-  const moved = await findItemsMovedAfter(ctx.db, ctx.accountId, standing.sequence, clientId);
-  const keys = new Map<string, OpenItemKey>();
-  for (const key of [...kept, ...moved]) keys.set(itemKeyOf(key), key);
-  const mine = [...keys.values()].filter((key) => key.currency === standing.currency);
   const counts = new Map<string, number>();
   const count = (currency: string, items: number) => {
     if (currency !== standing.currency) counts.set(currency, (counts.get(currency) ?? 0) + items);
   };
-  for (const sum of sums) count(sum.currency, sum.count);
-  for (const key of kept) count(key.currency, 1);
-  const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
   const settled: SettledSum[] = [];
   const credits = new Map<string, number>();
-  for (const sum of sums) {
-    if (sum.currency !== standing.currency) continue;
-    if (sum.kind === 'invoice') settled.push(sum);
-    else credits.set(sum.client_id, (credits.get(sum.client_id) ?? 0) + sum.amount);
+  const keys = new Map<string, OpenItemKey>();
+  for await (const piece of openedPieces(ctx.db, ctx.accountId, day, clientId)) {
+    const sums = await findSettledOpenItemSums(ctx.db, ctx.accountId, day, standing.sequence, starts, clientId, piece);
+    for (const sum of sums) {
+      count(sum.currency, sum.count);
+      if (sum.currency !== standing.currency) continue;
+      if (sum.kind === 'invoice') settled.push(sum);
+      else credits.set(sum.client_id, (credits.get(sum.client_id) ?? 0) + sum.amount);
+    }
+    for (const key of await findOpenItemsOn(ctx.db, ctx.accountId, day, clientId, piece)) {
+      count(key.currency, 1);
+      keys.set(itemKeyOf(key), key);
+    }
+    await yieldTurn();
   }
-  const entries = await findEntriesOfItems(ctx.db, ctx.accountId, mine, standing.sequence, day);
+  for (const key of await findItemsMovedAfter(ctx.db, ctx.accountId, standing.sequence, day, clientId))
+    keys.set(itemKeyOf(key), key);
+  const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
+  const mine = [...keys.values()].filter((key) => key.currency === standing.currency);
   const wanted = new Set(mine.map(itemKeyOf));
   const dueDates = new Map<string, string>();
   const invoices = new Map<string, OpenInvoice>();
-  for (const entry of entries) {
-    if (entry.invoice_id !== null && entry.due_date !== null) dueDates.set(entry.invoice_id, entry.due_date);
-    for (const move of openItemMovesOf(entry)) {
-      if (!wanted.has(itemKeyOf(move))) continue;
-      if (move.kind !== 'invoice') {
-        credits.set(move.client_id, (credits.get(move.client_id) ?? 0) + move.amount);
-        continue;
+  for await (const batch of entriesOfItems(ctx.db, ctx.accountId, mine, standing.sequence, day)) {
+    for (const entry of batch.entries) {
+      if (batch.kind === 'invoice' && entry.invoice_id !== null && entry.due_date !== null)
+        dueDates.set(entry.invoice_id, entry.due_date);
+      for (const move of openItemMovesOf(entry)) {
+        // Each item's moves are summed from its own batch.
+        if (move.kind !== batch.kind || !wanted.has(itemKeyOf(move))) continue;
+        if (move.kind !== 'invoice') {
+          credits.set(move.client_id, (credits.get(move.client_id) ?? 0) + move.amount);
+          continue;
+        }
+        const key = `${move.item_id} ${move.client_id}`;
+        const invoice = invoices.get(key) ?? {
+          invoiceId: move.item_id,
+          clientId: move.client_id,
+          open: 0,
+          dueDate: null,
+          issuedOn: entry.effective_date,
+        };
+        invoice.open += move.amount;
+        invoices.set(key, invoice);
       }
-      const key = `${move.item_id} ${move.client_id}`;
-      const invoice = invoices.get(key) ?? {
-        invoiceId: move.item_id,
-        clientId: move.client_id,
-        open: 0,
-        dueDate: null,
-        issuedOn: entry.effective_date,
-      };
-      invoice.open += move.amount;
-      invoices.set(key, invoice);
     }
+    await yieldTurn();
   }
   for (const invoice of invoices.values()) invoice.dueDate = dueDates.get(invoice.invoiceId) ?? null;
   return { settled, invoices: [...invoices.values()].filter((invoice) => invoice.open !== 0), credits, others };
@@ -300,6 +313,7 @@ async function invoicePage(
       rows.push(row);
       if (!after || compareKeys(keyOf(row), after) > 0) found++;
     }
+    await yieldTurn();
   }
   const page = pageRows(standing, rows, keyOf, INVOICE_ROW_KEY);
   // Only the page's numbers are read.

@@ -1,8 +1,10 @@
 // Report queries, every one scoped by account and bounded by a ledger sequence: the figures come from
 // `ledger_entries` alone (docs/api-contract.md §24); clients', invoices' and credit notes' rows give labels only
 // (a name, a number), read by id (docs/architecture.md, "Who owns which table").
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { type Executor, fromJson } from '../../db/index.js';
+import { REPORT_PIECES } from '../ledger/index.js';
 
 /** A ledger entry as the reports read it: numbers as numbers, `taxes` parsed. */
 export interface ReportEntry {
@@ -93,26 +95,47 @@ export interface EntryBounds {
   clientId?: string | undefined;
   effectiveFrom?: string | undefined;
   effectiveTo?: string | undefined;
+  /** Only the entries of these days: a range of the (account, day, sequence) index each, 100 days a read. */
+  days?: readonly string[] | undefined;
   types?: readonly string[] | undefined;
   /** Whether the entries' `taxes` are needed (else not read: aging and statements never look at them). */
   withTaxes?: boolean;
 }
 
-/** The entries up to sequence `through` (or after `after`) within the bounds, every currency, in sequence order. */
-export async function findEntries(db: Executor, accountId: string, bounds: EntryBounds): Promise<ReportEntry[]> {
+function entriesQuery(db: Executor, accountId: string, bounds: EntryBounds) {
   const columns = bounds.withTaxes ? COLUMNS : COLUMNS.filter((column) => column !== 'taxes');
   let query = db
     .selectFrom('ledger_entries')
     .select([...columns])
     .where('account_id', '=', accountId);
+  if (bounds.days !== undefined) query = query.where('effective_date', 'in', [...bounds.days]);
   if (bounds.through !== undefined) query = query.where('sequence', '<=', bounds.through);
   if (bounds.after !== undefined) query = query.where('sequence', '>', bounds.after);
   if (bounds.clientId !== undefined) query = query.where('client_id', '=', bounds.clientId);
   if (bounds.effectiveFrom !== undefined) query = query.where('effective_date', '>=', bounds.effectiveFrom);
   if (bounds.effectiveTo !== undefined) query = query.where('effective_date', '<=', bounds.effectiveTo);
   if (bounds.types !== undefined) query = query.where('type', 'in', [...bounds.types]);
-  const rows = await query.orderBy('sequence').execute();
-  return rows.map((row) => entryOf(row as Row));
+  return query;
+}
+
+/** The entries after sequence `after` of some days (every currency), as `findEntries` reads them. */
+export function entriesOnDaysQuery(db: Executor, accountId: string, after: number, days: readonly string[]) {
+  return entriesQuery(db, accountId, { after, days });
+}
+
+/** The entries up to sequence `through` (or after `after`) within the bounds, every currency, in sequence order. */
+export async function findEntries(db: Executor, accountId: string, bounds: EntryBounds): Promise<ReportEntry[]> {
+  if (bounds.days === undefined) {
+    const rows = await entriesQuery(db, accountId, bounds).orderBy('sequence').execute();
+    return rows.map((row) => entryOf(row as Row));
+  }
+  const found: ReportEntry[] = [];
+  for (let start = 0; start < bounds.days.length; start += 100) {
+    if (start > 0) await yieldTurn();
+    const days = bounds.days.slice(start, start + 100);
+    for (const row of await entriesQuery(db, accountId, { ...bounds, days }).execute()) found.push(entryOf(row as Row));
+  }
+  return found.sort((a, b) => a.sequence - b.sequence);
 }
 
 /** Labels by id: clients' names, invoices' and credit notes' numbers. */
@@ -125,6 +148,7 @@ export async function findLabels(
   const labels = new Map<string, string | null>();
   const column = table === 'clients' ? 'name' : 'number';
   for (let start = 0; start < ids.length; start += 500) {
+    if (start > 0) await yieldTurn();
     const rows = (await db
       .selectFrom(table)
       .select(['id', column])
@@ -160,6 +184,27 @@ export async function findJobLabels(
     for (const row of rows) labels.set(row.id, { ...row, number: row.number ?? null });
   }
   return labels;
+}
+
+/**
+ * The account's jobs after number `after` (from the first without), one job with `jobId`, in the order of their
+ * numbers: a range of the (account, number) index, `REPORT_PIECES.jobs` at a time.
+ */
+export function jobsInNumberOrderQuery(db: Executor, accountId: string, after?: number, jobId?: string) {
+  let query = db.selectFrom('jobs').select(['id', 'number_seq']).where('account_id', '=', accountId);
+  if (jobId !== undefined) query = query.where('id', '=', jobId);
+  if (after !== undefined) query = query.where('number_seq', '>', after);
+  return query.orderBy('number_seq').limit(sql.lit(REPORT_PIECES.jobs));
+}
+
+export async function findJobsInNumberOrder(
+  db: Executor,
+  accountId: string,
+  after?: number,
+  jobId?: string,
+): Promise<{ id: string; number_seq: number }[]> {
+  const rows = await jobsInNumberOrderQuery(db, accountId, after, jobId).execute();
+  return rows.map((row) => ({ id: row.id, number_seq: Number(row.number_seq) }));
 }
 
 /** A client statement's range: one client, one currency, its days, the sequence it stands at. */

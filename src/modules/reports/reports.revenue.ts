@@ -124,13 +124,21 @@ function atSequence<Row extends LedgerDayTotalRow>(
   return { rows: mine, others };
 }
 
+/**
+ * The days of kept rows that an entry after the standing's sequence moved (their `last_sequence` says so): the only
+ * days whose entries after it are read, so that an old answer never reads the later entries of other days.
+ */
+function daysMovedAfter(standing: Standing, kept: readonly LedgerDayTotalRow[]): string[] {
+  const days = kept.filter((row) => row.last_sequence > standing.sequence).map((row) => row.effective_date);
+  return [...new Set(days)];
+}
+
 /** The accrual figures dated from–to at the standing's sequence, from the ledger's kept day totals. */
 async function accrualTotals(ctx: Context, standing: Standing, from: string, to: string) {
   const kept = await findDayTotals(ctx.db, ctx.accountId, from, to);
   const later = await repository.findEntries(ctx.db, ctx.accountId, {
     after: standing.sequence,
-    effectiveFrom: from,
-    effectiveTo: to,
+    days: daysMovedAfter(standing, kept),
     types: DAY_TOTAL_TYPES,
     withTaxes: true,
   });
@@ -145,8 +153,7 @@ async function cashTotals(ctx: Context, standing: Standing, from: string, to: st
   const kept = await findCashDayTotals(ctx.db, ctx.accountId, from, to);
   const later = await repository.findEntries(ctx.db, ctx.accountId, {
     after: standing.sequence,
-    effectiveFrom: from,
-    effectiveTo: to,
+    days: daysMovedAfter(standing, kept),
     types: CASH_TYPES,
   });
   const moves = await cashMovesOf(ctx.db, ctx.accountId, later);

@@ -8,7 +8,7 @@ import { contextOf } from '../../http/auth.js';
 import { meta } from '../../http/envelope.js';
 import { errorResponses, MetaSchema, PaginationSchema, schemaRef } from '../../http/schemas.js';
 import type { Context } from '../../kernel/context.js';
-import { type CommonInput, pageOf, type Standing, standingOf } from './reports.common.js';
+import { type CommonInput, onOneSnapshot, pageOf, type Standing, standingOf } from './reports.common.js';
 import { reportCsv } from './reports.csv.js';
 import { jobProfitability } from './reports.jobs.js';
 import { agedReceivables, clientStatement } from './reports.receivables.js';
@@ -57,15 +57,16 @@ type Compute = (ctx: Context, standing: Standing, query: never) => Promise<Repor
 /** Computes the report and answers it: a JSON page, or every row as CSV. */
 async function answer(request: FastifyRequest, reply: FastifyReply, compute: Compute) {
   const query = request.query as CommonInput;
-  const ctx = contextOf(request);
-  const standing = await standingOf(ctx, query);
   const csv = wantsCsv(request);
-  if (csv) {
-    // Every row from the first; one more than a CSV holds tells that it would hold too many.
-    standing.after = null;
-    standing.limit = MAX_CSV_ROWS + 1;
-  }
-  const report = await compute(ctx, standing, query as never);
+  const { standing, report } = await onOneSnapshot(contextOf(request), async (ctx) => {
+    const standing = await standingOf(ctx, query);
+    if (csv) {
+      // Every row from the first; one more than a CSV holds tells that it would hold too many.
+      standing.after = null;
+      standing.limit = MAX_CSV_ROWS + 1;
+    }
+    return { standing, report: await compute(ctx, standing, query as never) };
+  });
   if (csv) {
     if (report.rows.length > MAX_CSV_ROWS)
       throw fieldError(
