@@ -41,7 +41,7 @@ interface KeptLogo {
   logo: Promise<PreparedLogo | null>;
 }
 
-type TaskResult = Uint8Array | PreparedLogo | ValidationFinding[];
+type TaskResult = Uint8Array | PreparedLogo | ValidationFinding[] | boolean;
 
 interface Job {
   task: PdfTask;
@@ -177,6 +177,14 @@ export class PdfPool {
    */
   validateEinvoice(xml: string, syntax: EinvoiceSyntax, accountId?: string): Promise<ValidationFinding[]> {
     return this.run({ kind: 'einvoice', xml, syntax }, accountId) as Promise<ValidationFinding[]>;
+  }
+
+  /**
+   * Whether a drawn signature's PNG is blank (mail/signature-image.ts), decoded in a worker thread, taking turns
+   * with the account's renders; rejects when it cannot be decoded, or with PdfRenderTimeout past the time limit.
+   */
+  isBlankSignature(data: Uint8Array, accountId?: string): Promise<boolean> {
+    return this.run({ kind: 'signature', data }, accountId) as Promise<boolean>;
   }
 
   private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<TaskResult> {
