@@ -311,7 +311,6 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate, facturx, signa
       const top = pdf.y + 6;
       pdf.image(Buffer.from(signatureImage), MARGIN, top, {
         fit: [SIGNATURE_BOX.width, SIGNATURE_BOX.height],
-        align: 'left',
         valign: 'bottom',
       });
       const rule = top + SIGNATURE_BOX.height + 2;

@@ -7,8 +7,9 @@
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
-import { fieldError } from '../../core/errors.js';
+import { AppError, fieldError } from '../../core/errors.js';
 import type { Executor } from '../../db/index.js';
+import { PdfRenderTimeout } from '../../mail/pdf-pool.js';
 import type { Context } from '../../kernel/context.js';
 import * as repository from './attachments.repository.js';
 import type { Attachment } from './attachments.schemas.js';
@@ -69,7 +70,9 @@ export async function readSignatureImage(
   let blank: boolean;
   try {
     blank = await isBlank(bytes);
-  } catch {
+  } catch (error) {
+    if (error instanceof PdfRenderTimeout)
+      throw new AppError('SERVICE_UNAVAILABLE', `${error.message} Try again shortly.`);
     throw refuse('The signature image is a PNG that cannot be decoded (damaged).');
   }
   if (blank) throw refuse('The signature is blank: draw your signature in the box.');
