@@ -98,7 +98,11 @@ test('the quote_signature setting on a database that holds an account: typed; do
     // biome-ignore lint/suspicious/noExplicitAny: the tables as they were before this migration
     const db = database.db as any;
     assert.ok((await database.migrateToLatest()).includes(SETTING));
-    const row = await db.selectFrom('accounts').select('quote_signature').where('id', '=', account.id).executeTakeFirst();
+    const row = await db
+      .selectFrom('accounts')
+      .select('quote_signature')
+      .where('id', '=', account.id)
+      .executeTakeFirst();
     assert.equal(row.quote_signature, 'typed');
     await db.updateTable('accounts').set({ quote_signature: 'drawn' }).where('id', '=', account.id).execute();
     await database.migrateTo(database.before(SETTING));

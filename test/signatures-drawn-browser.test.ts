@@ -139,12 +139,34 @@ test('strokes drawn on the pad approve the quote, are stored as its signature an
   const pdf = await api('GET', `/v1/quotes/${quote.id}/pdf`);
   const pdfFile = path.join(OUTPUT, 'quote.pdf');
   fs.writeFileSync(pdfFile, pdf.raw);
-  execFileSync('pdftoppm', ['-png', '-r', '96', '-f', '1', '-l', '1', '-singlefile', pdfFile, path.join(OUTPUT, 'quote')]);
-  execFileSync('pdftoppm', ['-gray', '-r', '72', '-f', '1', '-l', '1', '-singlefile', pdfFile, path.join(OUTPUT, 'quote')]);
+  execFileSync('pdftoppm', [
+    '-png',
+    '-r',
+    '96',
+    '-f',
+    '1',
+    '-l',
+    '1',
+    '-singlefile',
+    pdfFile,
+    path.join(OUTPUT, 'quote'),
+  ]);
+  execFileSync('pdftoppm', [
+    '-gray',
+    '-r',
+    '72',
+    '-f',
+    '1',
+    '-l',
+    '1',
+    '-singlefile',
+    pdfFile,
+    path.join(OUTPUT, 'quote'),
+  ]);
   const words = execFileSync('pdftotext', ['-bbox', '-f', '1', '-l', '1', pdfFile, '-'], { encoding: 'utf8' });
-  const hashWord = [...words.matchAll(/<word xMin="[\d.]+" yMin="[\d.]+" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g)].find(
-    (match) => match[2]!.startsWith(shown.slice(0, 16)),
-  );
+  const hashWord = [
+    ...words.matchAll(/<word xMin="[\d.]+" yMin="[\d.]+" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g),
+  ].find((match) => match[2]!.startsWith(shown.slice(0, 16)));
   assert.ok(hashWord, 'the hash is printed on the first page');
   const { width, samples } = pgm(path.join(OUTPUT, 'quote.pgm'));
   const top = Math.ceil(Number(hashWord[1]));

@@ -275,9 +275,27 @@ test('a drawn signature is checked, stored as the quote’s signature attachment
         dataUrl('image/png', Buffer.from('<!doctype html><html><body><script>alert(1)</script></body></html>')),
         /must be a PNG image; this is an HTML page/,
       ],
-      ['a blank PNG', dataUrl('image/png', png(600, 200, () => [255, 255, 255])), /The signature is blank/],
-      ['a transparent PNG', dataUrl('image/png', rgbaPng(600, 200, () => [0, 0, 0, 0])), /The signature is blank/],
-      ['a 3000 × 100 PNG', dataUrl('image/png', drawingPng(3000, 100)), /is 3,000 × 100 pixels; it must be at most 2,000 × 1,000/],
+      [
+        'a blank PNG',
+        dataUrl(
+          'image/png',
+          png(600, 200, () => [255, 255, 255]),
+        ),
+        /The signature is blank/,
+      ],
+      [
+        'a transparent PNG',
+        dataUrl(
+          'image/png',
+          rgbaPng(600, 200, () => [0, 0, 0, 0]),
+        ),
+        /The signature is blank/,
+      ],
+      [
+        'a 3000 × 100 PNG',
+        dataUrl('image/png', drawingPng(3000, 100)),
+        /is 3,000 × 100 pixels; it must be at most 2,000 × 1,000/,
+      ],
       ['a PNG over 256 KB', dataUrl('image/png', noisePng(400, 300)), /at most 262,144/],
       ['not a data URL', 'https://example.com/signature.png', /as a data URL/],
     ];

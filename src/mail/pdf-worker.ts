@@ -11,9 +11,7 @@ export type PdfTask =
   | { kind: 'einvoice'; xml: string; syntax: EinvoiceSyntax }
   | { kind: 'signature'; data: Uint8Array };
 
-export default async function run(
-  task: PdfTask,
-): Promise<Uint8Array | PreparedLogo | ValidationFinding[] | boolean> {
+export default async function run(task: PdfTask): Promise<Uint8Array | PreparedLogo | ValidationFinding[] | boolean> {
   if (task.kind === 'logo') return prepareLogo(task.data);
   if (task.kind === 'signature') return isBlankPng(task.data);
   if (task.kind === 'einvoice') return validateEinvoiceXml(task.xml, task.syntax);

@@ -70,7 +70,13 @@ export interface PdfInput {
   signatureImage?: Uint8Array | undefined;
 }
 
-export function renderDocumentPdf({ snapshot, logo, fallbackDate, facturx, signatureImage }: PdfInput): Promise<Buffer> {
+export function renderDocumentPdf({
+  snapshot,
+  logo,
+  fallbackDate,
+  facturx,
+  signatureImage,
+}: PdfInput): Promise<Buffer> {
   const { document, business, client } = snapshot;
   const locale = localeOf(snapshot);
   const money = (amount: number) => formatMoney(amount, document.currency, locale);

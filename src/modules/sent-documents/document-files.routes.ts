@@ -11,6 +11,7 @@ import { DeliverySchema, listDeliveries, presentDelivery } from './deliveries.js
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { documentFile, type DocumentFile } from './document-files.js';
 import type { SentKind } from '../documents/index.js';
+import type { AttachmentStore } from '../attachments/index.js';
 
 const DOCUMENTS: Array<{ kind: SentKind; path: string; tag: string; name: string; label: string; scope: Scope }> = [
   { kind: 'quote', path: '/v1/quotes', tag: 'Quotes', name: 'Quote', label: 'a quote', scope: 'quotes:read' },

@@ -62,8 +62,7 @@ export async function documentFile(
             : await pdf.logo(accountId, logoHash, async () => (await findLogo(db, accountId))?.data);
         // A drawn signature's image: its attachment's bytes never change, so its id in the snapshot keys the ETag.
         const imageId = snapshot.document.signature?.image_attachment_id;
-        const signatureImage =
-          imageId && store ? await signatureImageBytes(db, store, accountId, imageId) : undefined;
+        const signatureImage = imageId && store ? await signatureImageBytes(db, store, accountId, imageId) : undefined;
         const input: PdfInput = {
           snapshot,
           logo,

@@ -350,7 +350,7 @@ export function hubRoutes(options: HubOptions) {
         } as QuoteAnswer);
       } catch (error) {
         // The drawing could not be stored (the account's attachment quota, or the quote's 200 files): not signed.
-        if (!image || toAppError(error)?.code !== 'VALIDATION_ERROR') throw error;
+        if (!image || !(error instanceof AppError) || error.code !== 'VALIDATION_ERROR') throw error;
         return showDocument(request, reply, await requireDocument(request, target), 422, {
           kind: 'invalid',
           errors: {
@@ -388,9 +388,8 @@ export function hubRoutes(options: HubOptions) {
             );
             if (!('error' in name)) image = await stageSignatureImage(options.attachments.store, png);
           } catch (error) {
-            const refused = toAppError(error);
-            if (refused?.code !== 'VALIDATION_ERROR') throw error;
-            errors.signature_image = refused.details?.[0]?.message ?? refused.message;
+            if (!(error instanceof AppError) || error.code !== 'VALIDATION_ERROR') throw error;
+            errors.signature_image = error.details?.[0]?.message ?? error.message;
           }
         }
         return 'error' in name || errors.signature_image !== undefined
