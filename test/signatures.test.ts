@@ -226,10 +226,13 @@ function drawingPng(width = 600, height = 200): Buffer {
 
 /** Pixels no compressor shrinks (a fixed sequence): a PNG larger than 256 KB within 2,000 × 1,000. */
 function noisePng(width: number, height: number): Buffer {
-  let seed = 12345;
+  let seed = 2463534242;
   const next = () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed >> 16;
+    // xorshift32
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return seed >>> 0;
   };
   return png(width, height, () => [next() & 255, next() & 255, next() & 255]);
 }
@@ -299,6 +302,7 @@ test('a drawn signature is checked, stored as the quote’s signature attachment
       ['a PNG over 256 KB', dataUrl('image/png', noisePng(400, 300)), /at most 262,144/],
       ['not a data URL', 'https://example.com/signature.png', /as a data URL/],
     ];
+    assert.ok(noisePng(400, 300).length > 262_144, 'the large PNG is over 256 KB');
     for (const [what, image, message] of refusals) {
       const refused = await client.post(`${quote.path}/approve`, {
         ...form,
@@ -310,7 +314,6 @@ test('a drawn signature is checked, stored as the quote’s signature attachment
       assert.match(refused.text, message, what);
       assert.match(refused.text, /value="Jane Doe"/, `${what}: the name typed is kept`);
     }
-    assert.ok(noisePng(400, 300).length > 262_144, 'the large PNG is over 256 KB');
     const untouched = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
     assert.equal(untouched.status, 'sent');
     assert.equal(untouched.signature, null);
