@@ -10,13 +10,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
-import { createTestContext, type TestContext } from './helpers/context.js';
-import { freePort, ROOT } from './helpers/processes.js';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, chromiumInstalled, launchChromium, listeningContext } from './helpers/browser.js';
+import type { TestContext } from './helpers/context.js';
+import { ROOT } from './helpers/processes.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = path.join(ROOT, 'test-output', 'signatures');
-const installed = fs.existsSync(CHROMIUM) && fs.existsSync('/usr/bin/pdftoppm') && fs.existsSync('/usr/bin/pdftotext');
+const installed = chromiumInstalled && fs.existsSync('/usr/bin/pdftoppm') && fs.existsSync('/usr/bin/pdftotext');
 if (!installed && process.env.CI)
   throw new Error(`${CHROMIUM} or poppler is missing: .ci/run installs Debian's chromium and poppler-utils packages`);
 
@@ -29,16 +29,11 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 before(async () => {
   if (!installed) return;
-  const port = await freePort();
-  context = await createTestContext({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } });
-  await context.app.listen({ port, host: '127.0.0.1' });
+  context = await listeningContext();
   ({ key } = await context.account('Cooper Roofing'));
   await api('PUT', '/v1/account', { quote_signature: 'drawn' });
   fs.mkdirSync(OUTPUT, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();
@@ -139,30 +134,23 @@ test('strokes drawn on the pad approve the quote, are stored as its signature an
   const pdf = await api('GET', `/v1/quotes/${quote.id}/pdf`);
   const pdfFile = path.join(OUTPUT, 'quote.pdf');
   fs.writeFileSync(pdfFile, pdf.raw);
-  execFileSync('pdftoppm', [
-    '-png',
-    '-r',
-    '96',
-    '-f',
-    '1',
-    '-l',
-    '1',
-    '-singlefile',
-    pdfFile,
-    path.join(OUTPUT, 'quote'),
-  ]);
-  execFileSync('pdftoppm', [
-    '-gray',
-    '-r',
-    '72',
-    '-f',
-    '1',
-    '-l',
-    '1',
-    '-singlefile',
-    pdfFile,
-    path.join(OUTPUT, 'quote'),
-  ]);
+  // A PNG at 96 dpi to look at, and grey levels at 72 dpi (a pixel a point) to count.
+  for (const [format, dpi] of [
+    ['-png', '96'],
+    ['-gray', '72'],
+  ])
+    execFileSync('pdftoppm', [
+      format!,
+      '-r',
+      dpi!,
+      '-f',
+      '1',
+      '-l',
+      '1',
+      '-singlefile',
+      pdfFile,
+      path.join(OUTPUT, 'quote'),
+    ]);
   const words = execFileSync('pdftotext', ['-bbox', '-f', '1', '-l', '1', pdfFile, '-'], { encoding: 'utf8' });
   const hashWord = [
     ...words.matchAll(/<word xMin="[\d.]+" yMin="[\d.]+" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g),
