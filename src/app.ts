@@ -482,7 +482,7 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   await app.register(reportRoutes);
   await app.register(eventRoutes);
   await app.register(webhookRoutes(config.webhooks));
-  await app.register(documentFileRoutes);
+  await app.register(documentFileRoutes, { store: attachmentStore });
   await app.register(einvoiceRoutes);
   await app.register(accountRoutes);
   await app.register(teamMemberRoutes);

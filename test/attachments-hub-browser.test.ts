@@ -6,15 +6,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
-import { createTestContext, type TestContext } from './helpers/context.js';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, chromiumInstalled as installed, launchChromium, listeningContext } from './helpers/browser.js';
+import type { TestContext } from './helpers/context.js';
 import { png } from './helpers/images.js';
-import { freePort, ROOT } from './helpers/processes.js';
+import { ROOT } from './helpers/processes.js';
 import { multipart } from './helpers/uploads.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = path.join(ROOT, 'test-output', 'attachments');
-const installed = fs.existsSync(CHROMIUM);
 if (!installed && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
 
 let context: TestContext;
@@ -22,14 +21,9 @@ let browser: Browser;
 
 before(async () => {
   if (!installed) return;
-  const port = await freePort();
-  context = await createTestContext({ env: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } });
-  await context.app.listen({ port, host: '127.0.0.1' });
+  context = await listeningContext();
   fs.mkdirSync(OUTPUT, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

@@ -1,5 +1,6 @@
 // The attachments and signatures migrations on a database that already holds an account, on both engines: the
-// account starts with no attachment bytes and the default quota, and both migrations go down and up again.
+// account starts with no attachment bytes and the default quota, and both migrations go down and up again; the
+// account's quote_signature setting starts typed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { systemClock } from '../src/core/deps.js';
@@ -81,6 +82,31 @@ test('the queue of files to remove, on a database that holds an attachment: empt
     assert.equal((await db.selectFrom('attachment_removals').selectAll().execute()).length, 1);
     await database.migrateTo(database.before(REMOVALS));
     assert.equal((await db.selectFrom('attachments').select('id').execute()).length, 1);
+    await database.migrateToLatest();
+  } finally {
+    await database.close();
+  }
+});
+
+test('the quote_signature setting on a database that holds an account: typed; down and up again', async () => {
+  const database = await migratableDatabase();
+  const SETTING = '20261130100000_quote_signature_setting';
+  try {
+    await database.migrateToLatest();
+    const account = await createAccount(database.db, systemClock, { name: 'Before drawn signatures' });
+    await database.migrateTo(database.before(SETTING));
+    // biome-ignore lint/suspicious/noExplicitAny: the tables as they were before this migration
+    const db = database.db as any;
+    assert.ok((await database.migrateToLatest()).includes(SETTING));
+    const row = await db
+      .selectFrom('accounts')
+      .select('quote_signature')
+      .where('id', '=', account.id)
+      .executeTakeFirst();
+    assert.equal(row.quote_signature, 'typed');
+    await db.updateTable('accounts').set({ quote_signature: 'drawn' }).where('id', '=', account.id).execute();
+    await database.migrateTo(database.before(SETTING));
+    assert.equal((await db.selectFrom('accounts').select('id').where('id', '=', account.id).execute()).length, 1);
     await database.migrateToLatest();
   } finally {
     await database.close();

@@ -3,10 +3,12 @@
 // names), answered by …/signatures and …/document as the exact bytes hashed; a form whose hash differs from the
 // quote's gets the 409 page and signs nothing; approved → draft invalidates the signature ("revised"), and a
 // converted quote cannot go back (409); the approved quote's PDF prints the signer, the time and 16 hex digits.
+// A drawn signature (the account's quote_signature: drawn) is checked, stored and drawn on the PDF (below).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createTestContext, type ApiResponse, type TestContext } from './helpers/context.js';
+import { jpegFixture, png, rgbaPng } from './helpers/images.js';
 import { pdfText } from './helpers/smtp.js';
 
 let context: TestContext;
@@ -208,4 +210,181 @@ test('approved → draft invalidates the signature ("revised"); signed again it 
   const refused = await api('PUT', `/v1/quotes/${quote.id}`, { status: 'draft' });
   assert.equal(refused.status, 409);
   assert.equal(refused.body.error.code, 'INVALID_STATE');
+});
+
+// Drawn signatures (contract §30, §32): with the account's `quote_signature: drawn` the approve form carries the
+// page's pad as a PNG data URL in `signature_image`: a PNG (by its bytes) of at most 256 KB and 2,000 × 1,000
+// pixels, not blank, stored as the quote's attachment of kind signature with the approval; each refusal a 422
+// naming the field, with nothing stored.
+
+/** A drawing as a canvas makes it: 8-bit RGBA, transparent, with a dark stroke across. */
+function drawingPng(width = 600, height = 200): Buffer {
+  return rgbaPng(width, height, (x, y) =>
+    Math.abs(y - (height / 2 + Math.round((height / 4) * Math.sin(x / 40)))) < 3 ? [31, 41, 55, 255] : [0, 0, 0, 0],
+  );
+}
+
+/** Pixels no compressor shrinks (a fixed sequence): a PNG larger than 256 KB within 2,000 × 1,000. */
+function noisePng(width: number, height: number): Buffer {
+  let seed = 2463534242;
+  const next = () => {
+    // xorshift32
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return seed >>> 0;
+  };
+  return png(width, height, () => [next() & 255, next() & 255, next() & 255]);
+}
+
+const dataUrl = (type: string, bytes: Buffer) => `data:${type};base64,${bytes.toString('base64')}`;
+
+test('quote_signature is typed unless set to drawn; another value is 422 on the field', async () => {
+  const { key: own } = await context.account('Signature Settings Ltd');
+  const account = await context.request('GET', '/v1/account', { key: own });
+  assert.equal(account.body.data.quote_signature, 'typed');
+  const drawn = await context.request('PUT', '/v1/account', { key: own, body: { quote_signature: 'drawn' } });
+  assert.equal(drawn.status, 200, drawn.text);
+  assert.equal(drawn.body.data.quote_signature, 'drawn');
+  const refused = await context.request('PUT', '/v1/account', { key: own, body: { quote_signature: 'scribbled' } });
+  assert.equal(refused.status, 422);
+  assert.equal(refused.body.error.code, 'VALIDATION_ERROR');
+  assert.equal(refused.body.error.details[0].field, 'quote_signature');
+});
+
+test('a drawn signature is checked, stored as the quote’s signature attachment and drawn on its PDF', async () => {
+  await api('PUT', '/v1/account', { quote_signature: 'drawn' });
+  try {
+    const quote = await sentQuote('Chimney');
+    const client = visitor();
+    const page = await client.get(quote.path);
+    // The pad's page: one script, by the nonce its policy names, and no handler attribute.
+    const policy = String(page.headers['content-security-policy']);
+    const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(policy)?.[1];
+    assert.ok(nonce, policy);
+    assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval/);
+    const scripts = [...page.text.matchAll(/<script([^>]*)>/g)].map((match) => match[1]);
+    assert.deepEqual(scripts, [` nonce="${nonce}"`]);
+    assert.doesNotMatch(page.text, /\son[a-z]+\s*=/i, 'no inline event handler');
+    assert.match(page.text, /<canvas id="signature-canvas" width="600" height="200"/);
+    assert.match(page.text, /<noscript>/);
+    const form = formOf(page);
+
+    const refusals: Array<[string, string | undefined, RegExp]> = [
+      ['nothing drawn (no JavaScript)', undefined, /Draw your signature in the box to approve/],
+      ['a JPEG', dataUrl('image/png', jpegFixture()), /must be a PNG image; this is image\/jpeg/],
+      [
+        'an HTML file',
+        dataUrl('image/png', Buffer.from('<!doctype html><html><body><script>alert(1)</script></body></html>')),
+        /must be a PNG image; this is an HTML page/,
+      ],
+      [
+        'a blank PNG',
+        dataUrl(
+          'image/png',
+          png(600, 200, () => [255, 255, 255]),
+        ),
+        /The signature is blank/,
+      ],
+      [
+        'a transparent PNG',
+        dataUrl(
+          'image/png',
+          rgbaPng(600, 200, () => [0, 0, 0, 0]),
+        ),
+        /The signature is blank/,
+      ],
+      [
+        'a 3000 × 100 PNG',
+        dataUrl('image/png', drawingPng(3000, 100)),
+        /is 3,000 × 100 pixels; it must be at most 2,000 × 1,000/,
+      ],
+      ['a PNG over 256 KB', dataUrl('image/png', noisePng(400, 300)), /at most 262,144/],
+      ['not a data URL', 'https://example.com/signature.png', /as a data URL/],
+    ];
+    assert.ok(noisePng(400, 300).length > 262_144, 'the large PNG is over 256 KB');
+    for (const [what, image, message] of refusals) {
+      const refused = await client.post(`${quote.path}/approve`, {
+        ...form,
+        name: 'Jane Doe',
+        ...(image === undefined ? {} : { signature_image: image }),
+      });
+      assert.equal(refused.status, 422, `${what}: ${refused.status}`);
+      assert.match(refused.text, /data-field="signature_image"/, what);
+      assert.match(refused.text, message, what);
+      assert.match(refused.text, /value="Jane Doe"/, `${what}: the name typed is kept`);
+    }
+    const untouched = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
+    assert.equal(untouched.status, 'sent');
+    assert.equal(untouched.signature, null);
+    assert.deepEqual((await api('GET', `/v1/attachments?parent_type=quote&parent_id=${quote.id}`)).body.data, []);
+    assert.equal((await api('GET', '/v1/account')).body.data.attachment_storage.used_bytes, 0, 'nothing stored');
+
+    const drawing = drawingPng();
+    const approved = await client.post(`${quote.path}/approve`, {
+      ...form,
+      name: 'Jane Doe',
+      signature_image: dataUrl('image/png', drawing),
+    });
+    assert.equal(approved.status, 303, approved.text);
+    const signed = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
+    assert.equal(signed.status, 'approved');
+    assert.equal(signed.signature.signer_name, 'Jane Doe');
+    assert.equal(signed.signature.document_sha256, sha256(canonical(signedContentOf(signed))));
+    assert.equal(signed.signature.document_sha256, form.document_sha256);
+    const imageId = signed.signature.image_attachment_id;
+    assert.ok(imageId, 'the signature names its image');
+    const attachment = (await api('GET', `/v1/attachments/${imageId}`)).body.data;
+    assert.equal(attachment.kind, 'signature');
+    assert.equal(attachment.parent_type, 'quote');
+    assert.equal(attachment.parent_id, quote.id);
+    assert.equal(attachment.content_type, 'image/png');
+    assert.equal(attachment.visible_on_hub, false);
+    assert.equal(attachment.size_bytes, drawing.length);
+    assert.equal(attachment.sha256, sha256(drawing));
+    const content = await api('GET', `/v1/attachments/${imageId}/content`);
+    assert.ok(content.raw.equals(drawing), 'the bytes drawn are the bytes stored');
+    const created = (await api('GET', `/v1/events?type=attachment.created&resource_id=${imageId}`)).body.data;
+    assert.equal(created.length, 1);
+    assert.equal(created[0].data.object.kind, 'signature');
+    // It stays with the quote: never deleted alone.
+    const removed = await api('DELETE', `/v1/attachments/${imageId}`);
+    assert.equal(removed.status, 409);
+    assert.equal(removed.body.error.code, 'INVALID_STATE');
+
+    // The PDF draws the image (an image XObject with its soft mask) beside the typed text.
+    const pdf = await api('GET', `/v1/quotes/${quote.id}/pdf`);
+    assert.equal(pdf.status, 200);
+    assert.match(pdf.raw.toString('latin1'), /\/Subtype \/Image/);
+    assert.match(pdf.raw.toString('latin1'), /\/SMask/);
+    assert.match(await pdfText(pdf.raw), new RegExp(signed.signature.document_sha256.slice(0, 16)));
+
+    // approved → draft invalidates it as a typed one; the image stays, the PDF no longer draws it.
+    const revised = await api('PUT', `/v1/quotes/${quote.id}`, { status: 'draft' });
+    assert.equal(revised.status, 200, revised.text);
+    assert.equal(revised.body.data.signature.invalidated_reason, 'revised');
+    assert.equal(revised.body.data.signature.image_attachment_id, imageId);
+    const draftPdf = await api('GET', `/v1/quotes/${quote.id}/pdf`);
+    assert.doesNotMatch(draftPdf.raw.toString('latin1'), /\/Subtype \/Image/);
+    assert.equal((await api('GET', `/v1/attachments/${imageId}`)).status, 200);
+  } finally {
+    await api('PUT', '/v1/account', { quote_signature: 'typed' });
+  }
+});
+
+test('a typed account’s page runs no script and ignores a signature_image', async () => {
+  const quote = await sentQuote('Porch');
+  const client = visitor();
+  const page = await client.get(quote.path);
+  assert.doesNotMatch(String(page.headers['content-security-policy']), /script-src/);
+  assert.doesNotMatch(page.text, /<script|<canvas/);
+  const answer = await client.post(`${quote.path}/approve`, {
+    ...formOf(page),
+    name: 'Jane Doe',
+    signature_image: dataUrl('image/png', drawingPng()),
+  });
+  assert.equal(answer.status, 303, answer.text);
+  const approved = (await api('GET', `/v1/quotes/${quote.id}`)).body.data;
+  assert.equal(approved.signature.image_attachment_id, null);
+  assert.deepEqual((await api('GET', `/v1/attachments?parent_type=quote&parent_id=${quote.id}`)).body.data, []);
 });

@@ -58,6 +58,7 @@ import * as attachmentRemovals from './migrations/20261130040000_attachment_remo
 import * as appInstallEndpoints from './migrations/20261130050000_app_install_endpoints.js';
 import * as tagsById from './migrations/20261130060000_tags_by_id.js';
 import * as customFieldStamps from './migrations/20261130060100_custom_field_stamps.js';
+import * as quoteSignatureSetting from './migrations/20261130100000_quote_signature_setting.js';
 import * as ledgerEntriesByDay from './migrations/20261130120000_ledger_entries_by_day.js';
 import * as ledgerEntryDays from './migrations/20261130120100_ledger_entry_days.js';
 import * as changesByKind from './migrations/20261130160000_changes_by_kind.js';
@@ -142,6 +143,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261130050000_app_install_endpoints': appInstallEndpoints,
   '20261130060000_tags_by_id': tagsById,
   '20261130060100_custom_field_stamps': customFieldStamps,
+  '20261130100000_quote_signature_setting': quoteSignatureSetting,
   '20261130120000_ledger_entries_by_day': ledgerEntriesByDay,
   '20261130120100_ledger_entry_days': ledgerEntryDays,
   '20261130160000_changes_by_kind': changesByKind,

@@ -57,6 +57,8 @@ export interface AccountsTable {
   attachment_bytes: Generated<number>;
   /** At most this many attachment bytes; null: the default, 5 GiB (docs/api-contract.md §30). */
   max_attachment_bytes: Generated<number | null>;
+  /** docs/api-contract.md §30: how a hub approval is signed, `typed` (the default) or `drawn`. */
+  quote_signature: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -115,7 +115,7 @@ export interface MailSnapshot {
     /** Invoices: what deposits applied to it hold, part of amount_paid (absent when none). */
     deposit_received?: number;
     /** An approved quote's valid hub signature (docs/api-contract.md §30; absent without one). */
-    signature?: { signer_name: string; signed_at: string; document_sha256: string };
+    signature?: { signer_name: string; signed_at: string; document_sha256: string; image_attachment_id?: string };
     issue_date: string | null;
     due_date: string | null;
     valid_until: string | null;

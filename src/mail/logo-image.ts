@@ -173,7 +173,7 @@ async function assertDrawable(bytes: Buffer): Promise<void> {
  * A PNG's chunks checked (CRC) and its pixel data inflated within MAX_DECODED_IMAGE_BYTES (a damaged stream
  * fails its checksum), before anything decodes it.
  */
-function inflatePng(bytes: Buffer): void {
+export function inflatePng(bytes: Buffer): void {
   const data: Buffer[] = [];
   let offset = 8;
   for (;;) {

@@ -44,7 +44,7 @@ interface KeptLogo {
   logo: Promise<PreparedLogo | null>;
 }
 
-type TaskResult = Uint8Array | PreparedLogo | ValidationFinding[] | WrittenEinvoice;
+type TaskResult = Uint8Array | PreparedLogo | ValidationFinding[] | WrittenEinvoice | boolean;
 
 interface Job {
   task: PdfTask;
@@ -199,6 +199,14 @@ export class PdfPool {
   ): Promise<{ xml: Buffer; findings: ValidationFinding[] }> {
     const { xml, findings } = (await this.run({ kind: 'einvoice-model', model, syntax }, accountId)) as WrittenEinvoice;
     return { xml: Buffer.from(xml.buffer, xml.byteOffset, xml.byteLength), findings };
+  }
+
+  /**
+   * Whether a drawn signature's PNG is blank (mail/signature-image.ts), decoded in a worker thread, taking turns
+   * with the account's renders; rejects when it cannot be decoded, or with PdfRenderTimeout past the time limit.
+   */
+  isBlankSignature(data: Uint8Array, accountId?: string): Promise<boolean> {
+    return this.run({ kind: 'signature', data }, accountId) as Promise<boolean>;
   }
 
   private run(task: PdfTask, accountId = NO_ACCOUNT): Promise<TaskResult> {

@@ -1,5 +1,6 @@
-// The PDF pool's worker thread (mail/pdf-pool.ts): renders a document, checks and prepares a logo, or
-// validates an e-invoice file against its XSD and Schematron (writing it from its model first, when given one). It runs `PDF_THREAD_NICE` below the API's priority,
+// The PDF pool's worker thread (mail/pdf-pool.ts): renders a document, checks and prepares a logo, validates an
+// e-invoice file against its XSD and Schematron (writing it from its model first, when given one), or says whether
+// a drawn signature is blank. It runs `PDF_THREAD_NICE` below the API's priority,
 // so that on a busy machine the event loop serving requests is given the CPU first.
 import { readlinkSync } from 'node:fs';
 import os from 'node:os';
@@ -15,12 +16,14 @@ import {
 } from './einvoice-validation.js';
 import { prepareLogo, type PreparedLogo } from './logo-image.js';
 import { renderDocumentPdf, type PdfInput } from './pdf.js';
+import { isBlankPng } from './signature-image.js';
 
 export type PdfTask =
   | { kind: 'document'; input: PdfInput }
   | { kind: 'logo'; data: Uint8Array }
   | { kind: 'einvoice'; xml: string; syntax: EinvoiceSyntax }
-  | { kind: 'einvoice-model'; model: EinvoiceModel; syntax: EinvoiceSyntax };
+  | { kind: 'einvoice-model'; model: EinvoiceModel; syntax: EinvoiceSyntax }
+  | { kind: 'signature'; data: Uint8Array };
 
 /**
  * Lowers this thread's CPU priority by `nice`. On Linux a thread is a task with its own id (the name of
@@ -43,8 +46,9 @@ lowerThreadPriority(Number((workerData as { nice?: number } | undefined)?.nice ?
 
 export default async function run(
   task: PdfTask,
-): Promise<Uint8Array | PreparedLogo | ValidationFinding[] | WrittenEinvoice> {
+): Promise<Uint8Array | PreparedLogo | ValidationFinding[] | WrittenEinvoice | boolean> {
   if (task.kind === 'logo') return prepareLogo(task.data);
+  if (task.kind === 'signature') return isBlankPng(task.data);
   if (task.kind === 'einvoice') return validateEinvoiceXml(task.xml, task.syntax);
   if (task.kind === 'einvoice-model') return writeAndValidateEinvoice(task.model, task.syntax);
   return renderDocumentPdf(task.input);

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import { drawableLogo, LOGO_BOX, type PreparedLogo } from './logo-image.js';
 import { embedFacturX, FACTURX_PDF_OPTIONS } from './facturx.js';
+import { SIGNATURE_BOX } from './signature-image.js';
 import {
   addressLines,
   amountHeading,
@@ -65,9 +66,17 @@ export interface PdfInput {
   fallbackDate: string;
   /** A Factur-X (docs/api-contract.md §31): the PDF is made PDF/A-3b with this CII embedded. */
   facturx?: { cii: Uint8Array } | undefined;
+  /** An approved quote's drawn signature (its PNG as stored), drawn under the signature's text. */
+  signatureImage?: Uint8Array | undefined;
 }
 
-export function renderDocumentPdf({ snapshot, logo, fallbackDate, facturx }: PdfInput): Promise<Buffer> {
+export function renderDocumentPdf({
+  snapshot,
+  logo,
+  fallbackDate,
+  facturx,
+  signatureImage,
+}: PdfInput): Promise<Buffer> {
   const { document, business, client } = snapshot;
   const locale = localeOf(snapshot);
   const money = (amount: number) => formatMoney(amount, document.currency, locale);
@@ -296,12 +305,30 @@ export function renderDocumentPdf({ snapshot, logo, fallbackDate, facturx }: Pdf
   if (snapshot.kind === 'invoice' && business.payment_instructions)
     paragraph('How to pay', business.payment_instructions);
   if (document.notes) paragraph('Notes', document.notes);
-  // An approved quote's signature (docs/api-contract.md §30): who, when, and the hash of what they signed.
-  if (document.signature)
+  // An approved quote's signature (docs/api-contract.md §30): who, when, and the hash of what they signed; a drawn
+  // one's image under it, fitted to its box above a rule, on the same page.
+  if (document.signature) {
     paragraph(
       'Signature',
       `Approved and signed by ${document.signature.signer_name} on ${document.signature.signed_at.slice(0, 10)} at ${document.signature.signed_at.slice(11, 16)} UTC. Signed content SHA-256 ${document.signature.document_sha256.slice(0, 16)}.`,
     );
+    if (signatureImage) {
+      if (pdf.y + 6 + SIGNATURE_BOX.height + 4 > BOTTOM) newPage();
+      const top = pdf.y + 6;
+      pdf.image(Buffer.from(signatureImage), MARGIN, top, {
+        fit: [SIGNATURE_BOX.width, SIGNATURE_BOX.height],
+        valign: 'bottom',
+      });
+      const rule = top + SIGNATURE_BOX.height + 2;
+      pdf
+        .moveTo(MARGIN, rule)
+        .lineTo(MARGIN + SIGNATURE_BOX.width, rule)
+        .lineWidth(0.5)
+        .strokeColor(RULE)
+        .stroke();
+      pdf.y = rule + 4;
+    }
+  }
 
   // On every page: the footer and "Page n of m"; on the first, a PAID or VOID stamp where it applies.
   const pages = pdf.bufferedPageRange();

@@ -11,5 +11,7 @@ declare module 'png-js' {
     transparency: { indexed?: number[]; grayscale?: number; rgb?: number[] };
     /** The pixel data inflated and unfiltered: `bits / 8 * (colors + alpha)` bytes a pixel, rows top to bottom. */
     decodePixels(done: (pixels: Uint8Array) => void): void;
+    /** The pixels as RGBA, 4 bytes a pixel (palettes and grey levels expanded; 8-bit samples only). */
+    decode(done: (rgba: Uint8Array) => void): void;
   }
 }

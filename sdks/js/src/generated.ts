@@ -3316,6 +3316,8 @@ export interface Account {
   reminders: AccountReminders;
   /** Time entries’ billed_hours round (halves up) to this many minutes (docs/api-contract.md §29). Default 3. */
   time_billing_increment_minutes: 3 | 6 | 12 | 15 | 30 | 60;
+  /** How a client signs a quote they approve on the hub (docs/api-contract.md §30): typed, their typed name; drawn, their typed name and a signature drawn on the page’s pad (a PNG, stored as an attachment of kind signature; drawing needs JavaScript). Default typed. */
+  quote_signature: "typed" | "drawn";
   /** Read-only: the last local date of the locked pay periods (POST /v1/time-entries/lock); null: none locked. */
   time_locked_through: string | null;
   /** Whether a logo is uploaded (PUT /v1/account/logo). */
@@ -6762,6 +6764,8 @@ export interface AccountUpdateParams {
   reminders?: AccountRemindersParams;
   /** Time entries’ billed_hours round (halves up) to this many minutes (docs/api-contract.md §29). Default 3. */
   time_billing_increment_minutes?: 3 | 6 | 12 | 15 | 30 | 60;
+  /** How a client signs a quote they approve on the hub (docs/api-contract.md §30): typed, their typed name; drawn, their typed name and a signature drawn on the page’s pad (a PNG, stored as an attachment of kind signature; drawing needs JavaScript). Default typed. */
+  quote_signature?: "typed" | "drawn";
   /** The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. An IANA time-zone name (America/Denver), answered in its primary form (US/Mountain → America/Denver); fixed offsets (+02:00) and abbreviations (MST) are refused, since neither follows daylight saving. UTC is accepted. */
   timezone?: string;
 }

@@ -2881,6 +2881,7 @@ class Account(TypedDict):
     booking: AccountBooking
     reminders: AccountReminders
     time_billing_increment_minutes: Literal[3, 6, 12, 15, 30, 60]
+    quote_signature: Literal["typed", "drawn"]
     time_locked_through: Optional[str]
     has_logo: bool
     attachment_storage: AccountAttachmentStorage
@@ -7134,6 +7135,7 @@ Requires the scope `account:read`."""
         booking: Union[AccountBookingParams, NotGiven] = NOT_GIVEN,
         reminders: Union[AccountRemindersParams, NotGiven] = NOT_GIVEN,
         time_billing_increment_minutes: Union[Literal[3, 6, 12, 15, 30, 60], NotGiven] = NOT_GIVEN,
+        quote_signature: Union[Literal["typed", "drawn"], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -7144,7 +7146,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, payment_account=payment_account, einvoicing_enabled=einvoicing_enabled, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, payment_account=payment_account, einvoicing_enabled=einvoicing_enabled, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, quote_signature=quote_signature, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     def upload_logo(
         self,
@@ -11770,6 +11772,7 @@ Requires the scope `account:read`."""
         booking: Union[AccountBookingParams, NotGiven] = NOT_GIVEN,
         reminders: Union[AccountRemindersParams, NotGiven] = NOT_GIVEN,
         time_billing_increment_minutes: Union[Literal[3, 6, 12, 15, 30, 60], NotGiven] = NOT_GIVEN,
+        quote_signature: Union[Literal["typed", "drawn"], NotGiven] = NOT_GIVEN,
         timezone: Union[str, NotGiven] = NOT_GIVEN,
         if_match: Optional[str] = None,
         extra_headers: Optional[Mapping[str, str]] = None,
@@ -11780,7 +11783,7 @@ Requires the scope `account:read`."""
         """Update the business profile (partial: absent fields are kept, null clears). Documents sent from now on print the new profile; e-mails already queued keep the profile they were sent with.
 
 Requires the scope `account:write`."""
-        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, payment_account=payment_account, einvoicing_enabled=einvoicing_enabled, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
+        return cast(Account, await self._transport.request("PUT", "/v1/account", body=_given(name=name, legal_name=legal_name, email=email, phone=phone, website=website, address=address, tax_id=tax_id, vat_id=vat_id, registration_id=registration_id, registration_scheme=registration_scheme, electronic_address=electronic_address, payment_account=payment_account, einvoicing_enabled=einvoicing_enabled, currency=currency, payment_terms_days=payment_terms_days, payment_instructions=payment_instructions, invoice_footer=invoice_footer, quote_footer=quote_footer, default_tax_rate_ids=default_tax_rate_ids, prices_include_tax=prices_include_tax, rounding=rounding, locale=locale, paper_size=paper_size, working_hours=working_hours, booking=booking, reminders=reminders, time_billing_increment_minutes=time_billing_increment_minutes, quote_signature=quote_signature, timezone=timezone), if_match=if_match, extra_headers=extra_headers, extra_query=extra_query, timeout=timeout, max_retries=max_retries))
 
     async def upload_logo(
         self,

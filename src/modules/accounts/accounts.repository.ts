@@ -19,6 +19,12 @@ export async function findAccountTimezone(db: Executor, id: string): Promise<str
   return row?.timezone ?? 'UTC';
 }
 
+/** The account's `quote_signature` as stored (undefined: no such account). */
+export async function findQuoteSignature(db: Executor, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('accounts').select('quote_signature').where('id', '=', id).executeTakeFirst();
+  return row?.quote_signature;
+}
+
 /**
  * The account's reminder schedule as stored (null: the defaults), its zone and currency, and its e-invoicing (whether
  * a late fee is an invoice of its own, docs/api-contract.md §32): what the reminders need.

@@ -19,6 +19,10 @@ import { DEFAULT_LOCALE, PAPER_SIZES, type PaperSize } from './locale.js';
 
 export const DEFAULT_PAYMENT_TERMS_DAYS = 30;
 
+/** How a hub approval is signed (docs/api-contract.md §30): the name typed, or the name and a drawing. */
+export const QUOTE_SIGNATURE_MODES = ['typed', 'drawn'] as const;
+export type QuoteSignatureMode = (typeof QUOTE_SIGNATURE_MODES)[number];
+
 const text = (maxLength: number, description: string, example: string) =>
   Type.String({ maxLength, description, example });
 
@@ -144,6 +148,13 @@ const writableFields = {
       'Time entries’ billed_hours round (halves up) to this many minutes (docs/api-contract.md §29). Default 3.',
     example: 15,
   }),
+  quote_signature: Type.Unsafe<QuoteSignatureMode>({
+    type: 'string',
+    enum: [...QUOTE_SIGNATURE_MODES],
+    description:
+      'How a client signs a quote they approve on the hub (docs/api-contract.md §30): typed, their typed name; drawn, their typed name and a signature drawn on the page’s pad (a PNG, stored as an attachment of kind signature; drawing needs JavaScript). Default typed.',
+    example: 'drawn',
+  }),
   timezone: {
     ...TimeZoneInputSchema,
     description: `The business's time zone: its local day decides is_overdue, the overdue filter, an invoice's default issue_date and when a quote's valid_until has passed. ${TimeZoneInputSchema.description}`,
@@ -211,6 +222,7 @@ export const AccountSchema = Type.Object(
     booking: BookingSettingsSchema,
     reminders: ReminderSettingsSchema,
     time_billing_increment_minutes: writableFields.time_billing_increment_minutes,
+    quote_signature: writableFields.quote_signature,
     time_locked_through: Nullable(
       Type.String({
         format: 'date',

@@ -29,6 +29,7 @@ import {
   DEFAULT_PAYMENT_TERMS_DAYS,
   type Account,
   type LogoInput,
+  type QuoteSignatureMode,
   type UpdateAccountInput,
 } from './accounts.schemas.js';
 import { decodeLogo } from './logo.js';
@@ -73,6 +74,7 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
       row.time_billing_increment_minutes ?? 3,
     ) as Account['time_billing_increment_minutes'],
     time_locked_through: row.time_locked_through ?? null,
+    quote_signature: quoteSignatureMode(row.quote_signature),
     has_logo: hasLogo,
     attachment_storage: {
       used_bytes: Number(row.attachment_bytes ?? 0),
@@ -81,6 +83,16 @@ export function presentAccount(row: AccountRow, hasLogo: boolean): Account {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** The stored mode as answered: `typed` unless `drawn` (docs/api-contract.md §30). */
+function quoteSignatureMode(stored: string | null | undefined): QuoteSignatureMode {
+  return stored === 'drawn' ? 'drawn' : 'typed';
+}
+
+/** How a hub approval of the account's quotes is signed: the name typed, or the name and a drawing. */
+export async function findQuoteSignatureMode(db: Executor, accountId: string): Promise<QuoteSignatureMode> {
+  return quoteSignatureMode(await repository.findQuoteSignature(db, accountId));
 }
 
 export async function createAccount(
@@ -125,6 +137,7 @@ export async function createAccount(
     einvoicing: null,
     attachment_bytes: 0,
     max_attachment_bytes: null,
+    quote_signature: 'typed',
     created_at: now,
     updated_at: now,
   };

@@ -8,13 +8,20 @@ export {
   findLogoHash,
   hasLogo,
 } from './accounts.repository.js';
-export { AccountSchema, DEFAULT_PAYMENT_TERMS_DAYS, LogoBody, type LogoInput } from './accounts.schemas.js';
+export {
+  AccountSchema,
+  DEFAULT_PAYMENT_TERMS_DAYS,
+  LogoBody,
+  type LogoInput,
+  type QuoteSignatureMode,
+} from './accounts.schemas.js';
 export { decodeLogo } from './logo.js';
 export {
   accountExists,
   bootstrapDefaultAccount,
   businessOnDocument,
   createAccount,
+  findQuoteSignatureMode,
   getAccount,
   printSettings,
 } from './accounts.service.js';

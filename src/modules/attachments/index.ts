@@ -14,6 +14,15 @@ export {
   type AttachmentSettings,
 } from './attachments.service.js';
 export { contentHeaders, parseRange } from './download.js';
+export {
+  discardStagedSignature,
+  readSignatureImage,
+  SIGNATURE_IMAGE_FIELD,
+  signatureImageBytes,
+  stageSignatureImage,
+  type StagedSignature,
+  storeSignatureImage,
+} from './signature-image.js';
 export type { Attachment } from './attachments.schemas.js';
 export { ORPHAN_AGE_MS, removeQueued, sweepOrphans } from './sweeper.js';
 export { type AttachmentStore, LocalStore } from './store.js';

@@ -41,7 +41,7 @@ export interface Staged {
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
 /** What a refused file is, in a few words, from its first bytes (markup and scripts have no magic number). */
-function describeText(head: Buffer): string {
+export function describeText(head: Buffer): string {
   const text = head
     .toString('utf8')
     .replace(/^\uFEFF/, '')

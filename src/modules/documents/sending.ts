@@ -91,7 +91,13 @@ export interface PrintableDocument {
   /** Invoices: what deposits applied to it hold (contract §23: "Deposit received"); added by the printing caller. */
   deposit_received?: number;
   /** Quotes: the latest hub signature (contract §30), printed while valid on an approved or converted quote. */
-  signature?: { signer_name: string; signed_at: string; document_sha256: string; invalidated_at: string | null } | null;
+  signature?: {
+    signer_name: string;
+    signed_at: string;
+    document_sha256: string;
+    invalidated_at: string | null;
+    image_attachment_id?: string | null;
+  } | null;
   issue_date?: string | null;
   due_date?: string | null;
   hosted_url?: string | null;
@@ -221,6 +227,10 @@ export async function documentSnapshot(
               signer_name: document.signature.signer_name,
               signed_at: document.signature.signed_at,
               document_sha256: document.signature.document_sha256,
+              // A drawn one's image (its bytes never change); absent for a typed one, whose bytes stay as they were.
+              ...(document.signature.image_attachment_id
+                ? { image_attachment_id: document.signature.image_attachment_id }
+                : {}),
             },
           }
         : {}),

@@ -213,7 +213,7 @@ export async function renderFacturx(
   cii: Buffer,
 ): Promise<EinvoiceFile> {
   // documentFile's render answers a timeout as 503 SERVICE_UNAVAILABLE.
-  const file = await documentFile(ctx, pdf, kind, id, now, cii);
+  const file = await documentFile(ctx, pdf, kind, id, now, { facturx: cii });
   return { bytes: await file.render(), filename: file.filename, etag: file.etag, contentType: 'application/pdf' };
 }
 

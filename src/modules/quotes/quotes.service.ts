@@ -37,7 +37,7 @@ import {
   updatedCustomFields,
 } from '../custom-fields/index.js';
 import { deleteObjectTags, storedTags, tagConditions, writeTags } from '../tags/index.js';
-import { deleteAttachmentsOf } from '../attachments/index.js';
+import { deleteAttachmentsOf, type StagedSignature, storeSignatureImage } from '../attachments/index.js';
 import { recordChange, recordEvent } from '../events/index.js';
 import { propertyForNewDocument, propertyOnUpdate } from '../properties/index.js';
 import { convertServiceRequest } from '../service-requests/index.js';
@@ -291,6 +291,8 @@ export type QuoteAnswer = (
       /** The SHA-256 the page showed; absent, the version (which covers the same fields) binds alone. */
       documentSha256?: string | undefined;
       signer?: { ipAddress: string | null; userAgent: string | null };
+      /** A drawn signature, checked and staged (the account's `quote_signature: drawn`): stored with the approval. */
+      image?: StagedSignature | undefined;
     }
   | { decision: 'decline'; reason: string | null }
 ) & {
@@ -357,7 +359,10 @@ export async function answerQuote(
       // The signature binds what the page showed: a hash that differs from the quote's now signs nothing.
       const document = signedDocument(presentQuote(current));
       if (answer.documentSha256 !== undefined && answer.documentSha256 !== document.sha256) return 'changed';
+      // A drawn signature's image is the quote's attachment from the same transaction as the signature naming it.
+      const image = answer.image ? await storeSignatureImage(tx, answer.image, current.id) : undefined;
       const signature = await insertSignature(tx.db, tx.accountId, {
+        imageAttachmentId: image?.id,
         quoteId: current.id,
         signerName: answer.name,
         signedAt: now.toISOString(),

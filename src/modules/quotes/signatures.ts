@@ -2,7 +2,8 @@
 // of the fields its client reads (§32: number, client, property, title, currency, lines with taxes, subtotal,
 // discount, tax, total, notes, valid_until) — JSON, not PDF bytes, so no layout or software version changes it.
 // The hub's page shows its SHA-256 and the approve form carries it back; an approval records who signed, when,
-// from where, and that hash with the bytes it binds. Moving an approved quote back to draft invalidates it.
+// from where, and that hash with the bytes it binds; with the account's `quote_signature: drawn`, the image drawn on
+// the page too (an attachment of kind signature). Moving an approved quote back to draft invalidates it.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { newId } from '../../core/deps.js';
@@ -61,6 +62,8 @@ export async function insertSignature(
     ipAddress: string | null;
     userAgent: string | null;
     document: { json: string; sha256: string };
+    /** A drawn signature's image (an attachment of kind signature); absent for a typed one. */
+    imageAttachmentId?: string | undefined;
   },
 ): Promise<Signature> {
   const row: QuoteSignatureRow = {
@@ -71,7 +74,7 @@ export async function insertSignature(
     signed_at: input.signedAt,
     ip_address: input.ipAddress,
     user_agent: input.userAgent === null ? null : input.userAgent.slice(0, 500),
-    image_attachment_id: null,
+    image_attachment_id: input.imageAttachmentId ?? null,
     document_sha256: input.document.sha256,
     document: input.document.json,
     invalidated_at: null,

@@ -11,6 +11,7 @@ import { DeliverySchema, listDeliveries, presentDelivery } from './deliveries.js
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { documentFile, type DocumentFile } from './document-files.js';
 import type { SentKind } from '../documents/index.js';
+import type { AttachmentStore } from '../attachments/index.js';
 
 const DOCUMENTS: Array<{ kind: SentKind; path: string; tag: string; name: string; label: string; scope: Scope }> = [
   { kind: 'quote', path: '/v1/quotes', tag: 'Quotes', name: 'Quote', label: 'a quote', scope: 'quotes:read' },
@@ -55,7 +56,8 @@ export async function sendDocumentFile(
   return reply.type('application/pdf').header('content-disposition', `inline; filename="${file.filename}"`).send(pdf);
 }
 
-export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/** The attachment store: an approved quote's PDF draws its drawn signature (docs/api-contract.md §30). */
+export const documentFileRoutes: FastifyPluginAsyncTypebox<{ store: AttachmentStore }> = async (app, options) => {
   for (const { kind, path, tag, name, label, scope } of DOCUMENTS) {
     const noun = label.slice(label.indexOf(' ') + 1);
     app.get(
@@ -85,7 +87,9 @@ export const documentFileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return sendDocumentFile(
           request,
           reply,
-          await documentFile(contextOf(request), app.pdf, kind, request.params.id, app.clock.now()),
+          await documentFile(contextOf(request), app.pdf, kind, request.params.id, app.clock.now(), {
+            store: options.store,
+          }),
         );
       },
     );

@@ -15,6 +15,7 @@ import { withDepositReceived } from './deposit-received.js';
 import { getCreditNote, printableCreditNote } from '../credit-notes/index.js';
 import { getQuote } from '../quotes/index.js';
 import { documentSnapshot, type SentKind } from '../documents/index.js';
+import { type AttachmentStore, signatureImageBytes } from '../attachments/index.js';
 
 /** Raise when the layout changes, so PDFs cached under the old ETags are fetched again. */
 const LAYOUT_VERSION = 5;
@@ -70,17 +71,23 @@ export async function renderPrint(
   db: Executor,
   print: DocumentPrint,
   facturx?: Uint8Array,
+  /** The attachment store, for an approved quote's drawn signature (docs/api-contract.md §30). */
+  store?: AttachmentStore,
 ): Promise<Buffer> {
   const { accountId, logoHash } = print;
   try {
     // The logo is decoded and scaled once per logo, not per render.
     const logo =
       logoHash === null ? null : await pdf.logo(accountId, logoHash, async () => (await findLogo(db, accountId))?.data);
+    // A drawn signature's image: its attachment's bytes never change, so its id in the snapshot keys the ETag.
+    const imageId = print.snapshot.document.signature?.image_attachment_id;
+    const signatureImage = imageId && store ? await signatureImageBytes(db, store, accountId, imageId) : undefined;
     const input: PdfInput = {
       snapshot: print.snapshot,
       logo,
       fallbackDate: print.fallbackDate,
       ...(facturx ? { facturx: { cii: facturx } } : {}),
+      ...(signatureImage ? { signatureImage } : {}),
     };
     // Counted against the document's account (the hub's links too), kept by its version.
     return await pdf.render(input, { accountId, cacheKey: `${accountId}:${printEtag(print, facturx)}` });
@@ -97,13 +104,18 @@ export async function documentFile(
   kind: SentKind,
   id: string,
   now: Date,
-  /** A Factur-X (docs/api-contract.md §31): the PDF/A-3b embedding this CII. */
-  facturx?: Uint8Array,
+  options: {
+    /** A Factur-X (docs/api-contract.md §31): the PDF/A-3b embedding this CII. */
+    facturx?: Uint8Array;
+    /** The attachment store, for an approved quote's drawn signature (docs/api-contract.md §30). */
+    store?: AttachmentStore;
+  } = {},
 ): Promise<DocumentFile> {
+  const { facturx, store } = options;
   const print = await documentPrint(ctx, kind, id, now);
   return {
     etag: printEtag(print, facturx),
     filename: print.filename,
-    render: () => renderPrint(pdf, ctx.db, print, facturx),
+    render: () => renderPrint(pdf, ctx.db, print, facturx, store),
   };
 }

@@ -22,13 +22,18 @@ import {
   KIND_LABELS,
   type MailSnapshot,
 } from '../../mail/document-mail.js';
+import { padFields, padScript } from './signature-pad.js';
 
 /** What the client has just been told, or why their answer was refused. */
 export type HubNotice =
   | { kind: 'expired' }
   | { kind: 'closed' }
   | { kind: 'changed' }
-  | { kind: 'invalid'; errors: { name?: string; reason?: string }; values: { name: string; reason: string } };
+  | {
+      kind: 'invalid';
+      errors: { name?: string; reason?: string; signature_image?: string };
+      values: { name: string; reason: string };
+    };
 
 export interface DocumentView {
   /** `/hub`, or `/prefix/hub` when PUBLIC_BASE_URL has a path. */
@@ -54,6 +59,11 @@ export interface DocumentView {
   notice?: HubNotice;
   /** The files shown with the document (docs/api-contract.md §30): images inline, the others as links. */
   files?: ReadonlyArray<HubFile>;
+  /**
+   * The approve form's signature pad (the account's `quote_signature: drawn`), with the nonce of the page's
+   * script (its Content-Security-Policy names it); absent: the name typed signs alone.
+   */
+  pad?: { nonce: string };
 }
 
 export interface HubFile {
@@ -217,9 +227,10 @@ function answerForms(view: DocumentView): Html | undefined {
   const invalid = notice?.kind === 'invalid' ? notice : undefined;
   const nameError = invalid?.errors.name;
   const reasonError = invalid?.errors.reason;
+  const business = snapshot.business.name;
   const total = formatMoney(snapshot.document.total_amount, snapshot.document.currency, localeOf(snapshot));
   const approve = view.expired
-    ? html`<div><h3>Approve</h3><p>This quote expired on ${dateText(snapshot, snapshot.document.valid_until ?? '')}, so it can no longer be approved here. Please contact ${snapshot.business.name} for a new quote.</p></div>`
+    ? html`<div><h3>Approve</h3><p>This quote expired on ${dateText(snapshot, snapshot.document.valid_until ?? '')}, so it can no longer be approved here. Please contact ${business} for a new quote.</p></div>`
     : html`<form method="post" action="${view.hubPath}/${view.token}/approve">
 <input type="hidden" name="csrf" value="${csrf}">
 <input type="hidden" name="version" value="${view.version ?? ''}">
@@ -227,9 +238,11 @@ function answerForms(view: DocumentView): Html | undefined {
 <label for="name">Your full name</label>
 <input type="text" id="name" name="name" autocomplete="name" required maxlength="200" value="${invalid?.values.name ?? ''}" aria-describedby="name-help${nameError ? ' name-error' : ''}"${nameError ? html` aria-invalid="true" autofocus` : ''}>
 ${nameError ? html`<p class="field-error" id="name-error">${nameError}</p>` : ''}
-<p class="help" id="name-help">Typing your name and approving accepts this quote for ${total}. Your signature is bound to this version of the quote (SHA-256 <code class="fingerprint">${(view.documentSha256 ?? '').slice(0, 16)}</code>…).</p>
+${view.pad ? padFields(business, invalid?.errors.signature_image) : ''}
+<p class="help" id="name-help">${view.pad ? 'Typing your name, drawing your signature' : 'Typing your name'} and approving accepts this quote for ${total}. Your signature is bound to this version of the quote (SHA-256 <code class="fingerprint">${(view.documentSha256 ?? '').slice(0, 16)}</code>…).</p>
 <button type="submit" class="button">Approve quote</button>
-</form>`;
+</form>
+${view.pad ? padScript(view.pad.nonce) : ''}`;
   return html`<section class="card" aria-labelledby="answer-heading">
 <h2 id="answer-heading">Your answer</h2>
 <div class="answer">
@@ -240,7 +253,7 @@ ${approve}
 <label for="reason">Reason for declining (optional)</label>
 <textarea id="reason" name="reason" maxlength="2000" aria-describedby="reason-help${reasonError ? ' reason-error' : ''}"${reasonError ? html` aria-invalid="true" autofocus` : ''}>${invalid?.values.reason ?? ''}</textarea>
 ${reasonError ? html`<p class="field-error" id="reason-error">${reasonError}</p>` : ''}
-<p class="help" id="reason-help">${snapshot.business.name} will see your reason.</p>
+<p class="help" id="reason-help">${business} will see your reason.</p>
 <button type="submit" class="button danger">Decline quote</button>
 </form>
 </div>

@@ -2,6 +2,7 @@
 // is the credential, so it is never logged (app.ts redacts /hub/… in the log line). Each IP has its own
 // rate limit; answers need the double-submit CSRF value; every page carries a strict
 // Content-Security-Policy, noindex and no-referrer; whatever goes wrong is an HTML page, never JSON.
+import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
@@ -18,16 +19,20 @@ import { answerQuote, quoteVersion, signedDocument, type QuoteAnswer } from '../
 import { CSRF_COOKIE, csrfCookieOptions, csrfFromCookies, csrfMatches, fromAnotherSite, newCsrfValue } from './csrf.js';
 import { HUB_ACTOR, type HostedLinks, type Runtime } from '../../kernel/context.js';
 import { documentPage, messagePage, notFoundPage, type HubNotice } from './hub.pages.js';
-import { findLogo } from '../accounts/index.js';
+import { findLogo, findQuoteSignatureMode } from '../accounts/index.js';
 import { locateHostedDocument, printHostedDocument, type HostedDocument, type HostedTarget } from './hub.service.js';
 import { HUB_CSS, HUB_ICON } from './hub.styles.js';
 import {
   type AttachmentSettings,
   contentHeaders,
+  discardStagedSignature,
   hubFile,
   hubFiles,
   openContent,
   parseRange,
+  readSignatureImage,
+  type StagedSignature,
+  stageSignatureImage,
 } from '../attachments/index.js';
 
 /** Per client IP: 60 at once, then 30 a minute; a person reading and answering a quote needs a handful. */
@@ -39,8 +44,9 @@ export const HUB_POLICY: LimitPolicy = { burst: 60, perMinute: 30, perDay: 2_000
 export const HUB_PDF_POLICY: LimitPolicy = { burst: 10, perMinute: 6, perDay: 200 };
 
 /**
- * The pages' security headers, by @fastify/helmet: this policy (no script at all), no referrer, never framed,
- * and helmet's other defaults (nosniff, cross-origin isolation of the pages and their files, HSTS).
+ * The pages' security headers, by @fastify/helmet: this policy (no script at all, but the signature pad's, by its
+ * nonce: padPolicy), no referrer, never framed, and helmet's other defaults (nosniff, cross-origin isolation of
+ * the pages and their files, HSTS).
  */
 const HELMET_OPTIONS = {
   contentSecurityPolicy: {
@@ -60,8 +66,24 @@ const HELMET_OPTIONS = {
 } as const;
 /** A form's body: a name and a reason are all it holds. */
 const FORM_BODY_LIMIT = 16_384;
+/**
+ * An approval's body, which may carry a drawn signature: a PNG of up to 256 KB as base64 in a data URL, URL-encoded
+ * (docs/api-contract.md §30). 1 MiB lets a drawing somewhat over 256 KB arrive, to be refused on its field.
+ */
+const APPROVE_BODY_LIMIT = 1_048_576;
 const NAME_MAX = 200;
 const REASON_MAX = 2_000;
+
+/** The policy of a page with the signature pad: the pages' own, and its one script by the page's nonce. */
+function padPolicy(nonce: string) {
+  const { contentSecurityPolicy } = HELMET_OPTIONS;
+  return {
+    contentSecurityPolicy: {
+      ...contentSecurityPolicy,
+      directives: { ...contentSecurityPolicy.directives, scriptSrc: [`'nonce-${nonce}'`] },
+    },
+  };
+}
 
 export interface HubOptions {
   links: HostedLinks;
@@ -189,6 +211,12 @@ export function hubRoutes(options: HubOptions) {
         declined_at: document.quote.declined_at,
         decline_reason: document.quote.decline_reason,
       };
+      // A drawn signature (the account's `quote_signature`): the pad's script runs by this page's nonce alone.
+      const pad =
+        csrf !== undefined && !document.expired && document.signatureMode === 'drawn'
+          ? { nonce: randomBytes(16).toString('base64') }
+          : undefined;
+      if (pad) reply.helmet(padPolicy(pad.nonce));
       const owner = filesOwner(document);
       const files = owner
         ? await hubFiles({ ...runtime(), accountId: document.accountId, actor: HUB_ACTOR }, owner)
@@ -206,6 +234,7 @@ export function hubRoutes(options: HubOptions) {
           : {}),
         ...(answer ? { answer } : {}),
         ...(notice ? { notice } : {}),
+        ...(pad ? { pad } : {}),
       };
       return page(reply, status, documentPage(view));
     }
@@ -243,6 +272,7 @@ export function hubRoutes(options: HubOptions) {
           target.kind,
           target.id,
           app.clock.now(),
+          { store: options.attachments.store },
         ),
       );
     });
@@ -287,7 +317,7 @@ export function hubRoutes(options: HubOptions) {
     async function answer(
       request: TokenRequest,
       reply: FastifyReply,
-      read: (body: FormBody) => QuoteAnswer | HubNotice,
+      read: (body: FormBody, target: HostedTarget) => QuoteAnswer | HubNotice | Promise<QuoteAnswer | HubNotice>,
     ): Promise<FastifyReply> {
       const target = await requireTarget(request);
       const body = (request.body ?? {}) as FormBody;
@@ -303,18 +333,35 @@ export function hubRoutes(options: HubOptions) {
           ),
         );
       }
-      const parsed = read(body);
+      const parsed = await read(body, target);
       if ('kind' in parsed) return showDocument(request, reply, await requireDocument(request, target), 422, parsed);
       const signer = { ipAddress: request.ip ?? null, userAgent: request.headers['user-agent']?.slice(0, 500) ?? null };
       const signing =
         parsed.decision === 'approve'
           ? { documentSha256: body.document_sha256 === '' ? undefined : body.document_sha256, signer }
           : {};
-      const outcome = await answerQuote(runtime(), request.params.token, {
-        ...parsed,
-        ...signing,
-        version: body.version,
-      } as QuoteAnswer);
+      const image = parsed.decision === 'approve' ? parsed.image : undefined;
+      let outcome: Awaited<ReturnType<typeof answerQuote>>;
+      try {
+        outcome = await answerQuote(runtime(), request.params.token, {
+          ...parsed,
+          ...signing,
+          version: body.version,
+        } as QuoteAnswer);
+      } catch (error) {
+        // The drawing could not be stored (the account's attachment quota, or the quote's 200 files): not signed.
+        if (!image || !(error instanceof AppError) || error.code !== 'VALIDATION_ERROR') throw error;
+        return showDocument(request, reply, await requireDocument(request, target), 422, {
+          kind: 'invalid',
+          errors: {
+            signature_image:
+              'Your signature could not be stored, so the quote is not approved. Please contact the business.',
+          },
+          values: { name: body.name ?? '', reason: '' },
+        });
+      } finally {
+        if (image) await discardStagedSignature(image);
+      }
       if (outcome === undefined) throw new AppError('NOT_FOUND', 'No such page.');
       if (outcome === 'expired')
         return showDocument(request, reply, await requireDocument(request), 409, { kind: 'expired' });
@@ -327,12 +374,27 @@ export function hubRoutes(options: HubOptions) {
       return reply.code(303).header('location', `${hubPath}/${request.params.token}`).send();
     }
 
-    app.post('/:token/approve', async (request: TokenRequest, reply) =>
-      answer(request, reply, (body) => {
+    app.post('/:token/approve', { bodyLimit: APPROVE_BODY_LIMIT }, async (request: TokenRequest, reply) =>
+      answer(request, reply, async (body, target) => {
         const name = readName(body.name);
-        return 'error' in name
-          ? { kind: 'invalid', errors: { name: name.error }, values: { name: body.name ?? '', reason: '' } }
-          : { decision: 'approve', name: name.name, version: undefined };
+        const errors: { name?: string; signature_image?: string } = 'error' in name ? { name: name.error } : {};
+        // A drawn signature (the account's `quote_signature: drawn`): checked, then staged to be stored with the
+        // approval; a typed one ignores the field.
+        let image: StagedSignature | undefined;
+        if ((await findQuoteSignatureMode(app.db, target.accountId)) === 'drawn') {
+          try {
+            const png = await readSignatureImage(body.signature_image, (data) =>
+              app.pdf.isBlankSignature(data, target.accountId),
+            );
+            if (!('error' in name)) image = await stageSignatureImage(options.attachments.store, png);
+          } catch (error) {
+            if (!(error instanceof AppError) || error.code !== 'VALIDATION_ERROR') throw error;
+            errors.signature_image = error.details?.[0]?.message ?? error.message;
+          }
+        }
+        return 'error' in name || errors.signature_image !== undefined
+          ? { kind: 'invalid', errors, values: { name: body.name ?? '', reason: '' } }
+          : { decision: 'approve', name: name.name, version: undefined, image };
       }),
     );
 

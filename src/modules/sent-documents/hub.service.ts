@@ -3,7 +3,7 @@
 // token names nothing.
 import type { Executor } from '../../db/index.js';
 import type { MailSnapshot } from '../../mail/document-mail.js';
-import { findAccountTimezone, hasLogo } from '../accounts/index.js';
+import { findAccountTimezone, findQuoteSignatureMode, hasLogo, type QuoteSignatureMode } from '../accounts/index.js';
 import type { CreditNoteRow, InvoiceRow, QuoteRow } from '../../db/types.js';
 import { findCreditNoteByToken, getCreditNote, printableCreditNote } from '../credit-notes/index.js';
 import { getClientRow } from '../clients/index.js';
@@ -26,6 +26,8 @@ export interface HostedDocument {
   quote?: Quote;
   /** A quote awaiting an answer whose valid_until has passed. */
   expired: boolean;
+  /** How an approval of the quote is signed: the account's `quote_signature` (quotes only). */
+  signatureMode?: QuoteSignatureMode;
   /** An invoice's job (`job_id`): its files and its visits' are listed on the page (docs/api-contract.md §30). */
   jobId?: string | null;
 }
@@ -57,7 +59,12 @@ export async function printHostedDocument(runtime: Runtime, target: HostedTarget
   if (target.kind === 'quote') {
     const quote = presentQuote(target.row);
     const timezone = await findAccountTimezone(ctx.db, ctx.accountId);
-    return { ...(await printed(ctx, 'quote', quote)), quote, expired: isQuoteExpired(quote, now, timezone) };
+    return {
+      ...(await printed(ctx, 'quote', quote)),
+      quote,
+      expired: isQuoteExpired(quote, now, timezone),
+      signatureMode: await findQuoteSignatureMode(ctx.db, ctx.accountId),
+    };
   }
   if (target.kind === 'credit_note') {
     const note = await printableCreditNote(ctx, await getCreditNote(ctx, target.id));

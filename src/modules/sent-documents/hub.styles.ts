@@ -88,6 +88,10 @@ footer p{margin:0 0 4px;white-space:pre-line}
 .file{margin:0;overflow-wrap:anywhere}
 .file-image img{display:block;width:100%;height:140px;object-fit:cover;border-radius:8px;border:1px solid #e5e7eb}
 .caption{margin:4px 0 0;font-size:.875rem;color:#4b5563}
+.signature-pad{border:0;margin:12px 0 0;padding:0;min-width:0}
+.signature-pad legend{font-weight:600;margin-bottom:4px;padding:0}
+.signature-pad canvas{display:block;width:100%;max-width:600px;height:auto;aspect-ratio:3/1;background:#fff;border:1px solid #6b7280;border-radius:6px;touch-action:none;cursor:crosshair}
+.link-button{font:inherit;background:none;border:0;padding:0 2px;color:#1d4ed8;text-decoration:underline;cursor:pointer;min-height:24px}
 @media (min-width:600px){
   .parties{grid-template-columns:1fr 1fr}
   .answer{grid-template-columns:1fr 1fr}
