@@ -1,9 +1,9 @@
-// `npm run bench:profile [get|list|health|create|create-hooks]`: one BMS process (production settings, durable SQLite) under
+// `npm run bench:profile [get|list|health|create|create-hooks|import]`: one BMS process (production settings, durable SQLite) under
 // autocannon load with `node --cpu-prof`, then the functions that took the most CPU time (self time, by
 // function and by package). The .cpuprofile file is kept for a flame graph (Chrome DevTools, speedscope).
 import fs from 'node:fs';
 import path from 'node:path';
-import { api, load, peakRssMb, startSeeded, stop, work } from './lib.js';
+import { api, clientsCsv, importClients, load, peakRssMb, startSeeded, stop, work } from './lib.js';
 
 interface ProfileNode {
   id: number;
@@ -40,6 +40,14 @@ function summarise(file: string, rows: number): string[] {
 }
 
 const scenario = process.argv[2] ?? 'get';
+
+/** The server's profile, copied to bench/results (the server has stopped). */
+function keptProfile(): string {
+  const file = path.join(directory, fs.readdirSync(directory)[0]!);
+  const kept = path.resolve('bench/results', `profile-${scenario}.cpuprofile`);
+  fs.copyFileSync(file, kept);
+  return kept;
+}
 const directory = path.join(work, 'profile');
 const env = {
   DATABASE_URL: `sqlite:${path.join(work, 'profile.sqlite')}`,
@@ -56,6 +64,19 @@ if (scenario === 'create-hooks')
       url: `http://127.0.0.1:9/hook-${index}`,
       enabled_events: ['*'],
     });
+if (scenario === 'import') {
+  // A clients import of PROFILE_IMPORT_ROWS rows (contract §26), from its create to its end.
+  const rows = Number(process.env.PROFILE_IMPORT_ROWS ?? 5_000);
+  const { seconds, validatingSeconds } = await importClients(server.url, seeded.key, clientsCsv(rows));
+  await stop(server.process);
+  const kept = keptProfile();
+  console.log(
+    `import: ${rows} clients in ${seconds.toFixed(2)} s (${Math.round(rows / seconds)} a second), validating ${validatingSeconds.toFixed(2)} s (the profile includes start-up and seeding)`,
+  );
+  console.log(summarise(kept, 40).join('\n'));
+  console.log(`\nprofile: ${kept}`);
+  process.exit(0);
+}
 const url = {
   health: `${server.url}/health`,
   list: `${server.url}/v1/clients?limit=25`,
@@ -63,7 +84,7 @@ const url = {
   create: `${server.url}/v1/clients`,
   'create-hooks': `${server.url}/v1/clients`,
 }[scenario];
-if (!url) throw new Error('usage: npm run bench:profile [get|list|health|create|create-hooks]');
+if (!url) throw new Error('usage: npm run bench:profile [get|list|health|create|create-hooks|import]');
 const creates = scenario.startsWith('create');
 const result = load(url, {
   key: seeded.key,
@@ -77,9 +98,7 @@ const result = load(url, {
 });
 const rss = Math.round(peakRssMb(server.process.pid as number));
 await stop(server.process);
-const file = path.join(directory, fs.readdirSync(directory)[0]!);
-const kept = path.resolve('bench/results', `profile-${scenario}.cpuprofile`);
-fs.copyFileSync(file, kept);
+const kept = keptProfile();
 console.log(
   `${scenario}: ${result.requestsPerSecond} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, peak RSS ${rss} MB (the profile includes start-up and seeding)`,
 );
