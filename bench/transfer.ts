@@ -83,7 +83,12 @@ async function importRate(base: string, key: string, otherKey: string) {
     whileValidating: summary(otherTimes.validating),
     whileRunning: summary(otherTimes.running),
   };
-  return { perSecond: CLIENTS / seconds, validatingSeconds: round(validatingSeconds), seconds: round(seconds), otherAccount };
+  return {
+    perSecond: CLIENTS / seconds,
+    validatingSeconds: round(validatingSeconds),
+    seconds: round(seconds),
+    otherAccount,
+  };
 }
 
 /** The resident set of a process, in MB (Linux's /proc). */
@@ -134,7 +139,11 @@ async function topUpClients(accountId: string, config: Parameters<typeof openDat
     .where('account_id', '=', accountId)
     .executeTakeFirstOrThrow();
   const missing = EXPORT_CLIENTS - Number(count);
-  const model = await db.selectFrom('clients').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const model = await db
+    .selectFrom('clients')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   // JSON columns come back from PostgreSQL as objects and arrays: written back as their text.
   const columns = Object.fromEntries(
     Object.entries(model).map(([name, value]) => [

@@ -69,7 +69,11 @@ async function clientsWith(externalId: string): Promise<any[]> {
 }
 
 test('a failed row mid-chunk, an external_id repeated in one chunk and one made a check earlier: same outcomes', async () => {
-  const before = await api('POST', '/v1/clients', { name: 'Made Before', email: 'before@example.com', external_id: 'PRE-1' });
+  const before = await api('POST', '/v1/clients', {
+    name: 'Made Before',
+    email: 'before@example.com',
+    external_id: 'PRE-1',
+  });
   assert.equal(before.status, 201, before.text);
   const fillers = Array.from({ length: 150 }, (_, index) => `Filler ${index},,FILL-${index}`);
   const csv = [

@@ -252,9 +252,9 @@ function importEventContext(tx: Runtime, run: Run) {
  * the whole file. A row that matches an object an earlier transaction's row made or changed (the same `id`,
  * `external_id` or unique field, directly or through a chain of rows) sees it: those earlier rows are written again
  * first in its transaction (`Ties`), so each row is checked against the database as the file's earlier rows leave
- * it. Between two transactions the import's `rows` says how many rows are checked and its lease is renewed; a
- * cancel stops the pass. A dry run ends here with each row's outcome; so does an import with failed rows under
- * `on_error: abort` (failed, nothing written). Answers whether the running pass follows.
+ * it. After every BATCH_ROWS rows checked the import's `rows` says how many rows are checked and its lease is
+ * renewed; a cancel stops the pass. A dry run ends here with each row's outcome; so does an import with failed
+ * rows under `on_error: abort` (failed, nothing written). Answers whether the running pass follows.
  */
 async function validate(run: Run, file: string): Promise<boolean> {
   const { runtime, row } = run;
@@ -275,6 +275,7 @@ async function validate(run: Run, file: string): Promise<boolean> {
   const ties = new Ties();
   const keyColumns = KIND_SPECS[row.kind as ImportKind].unique;
   let chunk: ImportRow[] = [];
+  let checks = 0;
   /** Checks the chunk; answers false once the import is no longer validating (canceled). */
   const check = async (): Promise<boolean> => {
     if (chunk.length === 0) return true;
@@ -287,6 +288,9 @@ async function validate(run: Run, file: string): Promise<boolean> {
       else ties.add(item, keys[index] ?? []);
     }
     chunk = [];
+    // The progress, the lease and a cancel's check, each batch's worth of rows: a write of its own, not each check.
+    checks += 1;
+    if (checks % (BATCH_ROWS / CHECK_ROWS) !== 0) return true;
     const at = runtime.clock.now().toISOString();
     return repository.updateImport(
       runtime.db,
