@@ -146,7 +146,7 @@ async function topUpClients(accountId: string, config: Parameters<typeof openDat
     .executeTakeFirstOrThrow();
   // JSON columns come back from PostgreSQL as objects and arrays: written back as their text.
   const columns = Object.fromEntries(
-    Object.entries(model).map(([name, value]) => [
+    Object.entries(model).map(([name, value]: [string, unknown]) => [
       name,
       value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value,
     ]),
