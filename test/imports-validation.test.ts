@@ -1,5 +1,5 @@
 // Contract section 26, "Two passes": validating checks every row against the database as it is, and an import
-// whose validation finds a failed row under `on_error: abort` writes nothing. Validation checks 500 rows a
+// whose validation finds a failed row under `on_error: abort` writes nothing. Validation checks 100 rows a
 // transaction, rolled back, and gives the database's writer back between two, so that another account's write does
 // not wait for a whole file; while it runs the import's `rows` counts the rows checked. A row whose object an
 // earlier transaction's row made (the same external_id, or a product's code) is checked as the file leaves it.

@@ -10,6 +10,7 @@
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../core/errors.js';
+import { currentOperation } from '../kernel/operation-scope.js';
 
 /** How often the lag is measured; also how long a spike keeps the process shedding. */
 const SAMPLE_INTERVAL_MS = 250;
@@ -39,8 +40,15 @@ export async function registerOverloadShedding(app: FastifyInstance, maxEventLoo
     sampler.unref();
   });
   app.addHook('onClose', async () => clearInterval(sampler));
+  // A request the app makes to itself (a change set's operation, an import's row: kernel/operation-scope.ts) is
+  // part of work already admitted: refusing it would fail a row or a set half-way, not shed load.
   app.addHook('onRequest', (request, _reply, done) => {
-    if (share === 0 || request.routeOptions.config.answerUnderPressure || Math.random() >= share) {
+    if (
+      share === 0 ||
+      request.routeOptions.config.answerUnderPressure ||
+      Math.random() >= share ||
+      currentOperation() !== undefined
+    ) {
       done();
       return;
     }

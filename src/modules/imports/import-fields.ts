@@ -9,6 +9,7 @@ import { CreateClientBody } from '../clients/index.js';
 import { CreateInvoiceBody } from '../invoices/index.js';
 import { CreatePropertyBody } from '../properties/index.js';
 import type { Scope } from '../../kernel/scopes.js';
+import type { ExternalIdTable } from '../shared/index.js';
 import type { ImportKind, ImportOptions, RowError } from './imports.schemas.js';
 
 /** A column that names another object by its external id or code, resolved in this account to an id field. */
@@ -22,6 +23,8 @@ interface Reference {
 
 export interface KindSpec {
   path: string;
+  /** The table of the kind's objects, where a chunk's external ids are looked up at once. */
+  table: ExternalIdTable;
   writeScope: Scope;
   body: TSchema;
   /** The resource of GET /v1/custom-fields/schema, for kinds that carry custom fields. */
@@ -36,6 +39,7 @@ export interface KindSpec {
 export const KIND_SPECS: Record<ImportKind, KindSpec> = {
   client: {
     path: '/v1/clients',
+    table: 'clients',
     writeScope: 'clients:write',
     body: CreateClientBody,
     customFields: 'client',
@@ -45,6 +49,7 @@ export const KIND_SPECS: Record<ImportKind, KindSpec> = {
   },
   property: {
     path: '/v1/properties',
+    table: 'properties',
     writeScope: 'clients:write',
     body: CreatePropertyBody,
     customFields: 'property',
@@ -54,6 +59,7 @@ export const KIND_SPECS: Record<ImportKind, KindSpec> = {
   },
   product: {
     path: '/v1/products',
+    table: 'products',
     writeScope: 'catalog:write',
     body: CreateProductBody,
     customFields: 'product',
@@ -63,6 +69,7 @@ export const KIND_SPECS: Record<ImportKind, KindSpec> = {
   },
   invoice: {
     path: '/v1/invoices',
+    table: 'invoices',
     writeScope: 'invoices:write',
     body: CreateInvoiceBody,
     customFields: 'invoice',

@@ -47,6 +47,12 @@ export interface RowEnvironment {
   dispatch: Dispatch;
   /** Reads made to find objects (the creator's read scopes are not required for them). */
   read: Dispatch;
+  /**
+   * Which objects of the kind hold the external ids of the transaction's rows (`null`: none), read in one query
+   * before its first row and kept as its rows write (`keepHolders`), so that a row making a new object needs no
+   * lookup of its own. Absent for an external id not read, and once a row may have moved one: then rows look up.
+   */
+  holders?: Map<string, string | null>;
 }
 
 type Json = Record<string, unknown>;
@@ -198,7 +204,8 @@ export async function applyRow(row: ImportRow, environment: RowEnvironment): Pro
     const answer = await read({ method: 'GET', path: `${spec.path}/${encodeURIComponent(built.id)}` });
     if (answer.status === 200) existing = dataOf(answer);
     else errors.push({ field: 'id', code: 'NOT_FOUND', message: `id names no ${environment.kind} of this account` });
-  } else if (externalId !== null) existing = await findOne(read, spec.path, 'external_id', externalId);
+  } else if (externalId !== null && environment.holders?.get(externalId) !== null)
+    existing = await findOne(read, spec.path, 'external_id', externalId);
   if (errors.length > 0) return result('failed', { errors });
 
   if (!existing) {
@@ -248,4 +255,15 @@ export async function applyRow(row: ImportRow, environment: RowEnvironment): Pro
     changed.push('status');
   }
   return result('updated', { objectId, changedFields: changed });
+}
+
+/**
+ * The holders after `result`: a row written with an external id holds it; a failed row (which may have written part
+ * of itself on an engine without savepoints) or one that moved an object's external id leaves them unknown.
+ */
+export function keepHolders(environment: RowEnvironment, result: RowResult): void {
+  const { holders } = environment;
+  if (!holders) return;
+  if (result.outcome === 'failed' || result.changedFields.includes('external_id')) environment.holders = undefined;
+  else if (result.externalId !== null && result.objectId !== null) holders.set(result.externalId, result.objectId);
 }

@@ -1,24 +1,38 @@
 // The imports worker's work on one import (docs/api-contract.md §26, "Two passes"): validating runs every row
-// through the routes, 500 rows a transaction that is then rolled back (a dry run's outcomes, or the check that
+// through the routes, 100 rows a transaction that is then rolled back (a dry run's outcomes, or the check that
 // `on_error: abort` needs), giving the writer back between two; running commits 500 rows a transaction together
 // with the report's rows, the counts and `progress_line`, so a restart or `kill -9` resumes after the last
 // committed batch and applies no row twice.
 // A batch in which a row fails is rolled back and run again without it: a row is whole or absent.
+import { unescapeFormula } from '../../core/csv-cells.js';
 import { fromJson, oneLargeWriteAtATime, survivingFailure } from '../../db/index.js';
 import type { ImportReportRow } from '../../db/types.js';
 import type { AuthContext } from '../../kernel/auth-context.js';
 import { type Context, type Runtime, inTransaction } from '../../kernel/context.js';
 import { type OperationScope, runAsOperation } from '../../kernel/operation-scope.js';
 import { recordEvent } from '../events/index.js';
+import { findExternalIdHolders } from '../shared/index.js';
 import { type CsvRecord, FileProblem, readRecords } from './import-csv.js';
 import { isTarget, KIND_SPECS } from './import-fields.js';
 import { type ImportCreator, NO_COUNTS, optionsOf, presentImport } from './import-present.js';
-import { applyRow, type Dispatch, type ImportRow, type RowEnvironment, type RowResult } from './import-rows.js';
+import {
+  applyRow,
+  type Dispatch,
+  type ImportRow,
+  keepHolders,
+  type RowEnvironment,
+  type RowResult,
+} from './import-rows.js';
 import * as repository from './imports.repository.js';
 import type { ImportCounts, ImportKind } from './imports.schemas.js';
 
 /** Rows a transaction of the running pass commits (§26). */
 export const BATCH_ROWS = 500;
+/**
+ * Rows a transaction of the validating pass checks, then rolls back: fewer than a batch, so that another account's
+ * write waits for a shorter hold of SQLite's writer (§26 sets the size of the running pass's transactions only).
+ */
+export const CHECK_ROWS = 100;
 /** How long a worker holds an import between two batches before another may take it up. */
 export const LEASE_MS = 60_000;
 
@@ -81,8 +95,16 @@ function operationScope(run: Run, pass: OperationScope['pass'], db: Context['db'
   };
 }
 
-/** The row environment in the transaction `db`: the kind, the columns, the account's currency and custom fields. */
-async function environmentOf(run: Run, db: Context['db'], columns: [string, string][]): Promise<RowEnvironment> {
+/**
+ * The row environment in the transaction `db`: the kind, the columns, the account's currency and custom fields,
+ * and the holders of the external ids of `rows` (the rows the transaction writes), read at once.
+ */
+async function environmentOf(
+  run: Run,
+  db: Context['db'],
+  columns: [string, string][],
+  rows: readonly ImportRow[],
+): Promise<RowEnvironment> {
   const kind = run.row.kind as ImportKind;
   const spec = KIND_SPECS[kind];
   const read: Dispatch = (request) => runAsOperation(operationScope(run, 'read', db), () => run.dispatch(request));
@@ -102,20 +124,43 @@ async function environmentOf(run: Run, db: Context['db'], columns: [string, stri
     customSchema,
     dispatch: (request) => runAsOperation(operationScope(run, 'run', db), () => run.dispatch(request)),
     read,
+    holders: await holdersOf(run, db, columns, rows),
   };
+}
+
+/** Which objects hold the external ids that `rows` name (`null`: none), in one query. */
+async function holdersOf(
+  run: Run,
+  db: Context['db'],
+  columns: [string, string][],
+  rows: readonly ImportRow[],
+): Promise<Map<string, string | null>> {
+  const column = columns.find(([, path]) => path === 'external_id')?.[0];
+  const named = new Set<string>();
+  if (column !== undefined)
+    for (const row of rows) {
+      const cell = row.records[0]?.cells[column] ?? '';
+      if (cell !== '') named.add(unescapeFormula(cell));
+    }
+  const table = KIND_SPECS[run.row.kind as ImportKind].table;
+  const found = await findExternalIdHolders(db, table, run.row.account_id, [...named]);
+  return new Map([...named].map((externalId) => [externalId, found.get(externalId) ?? null]));
 }
 
 /** One row in its own savepoint where the engine needs one (PostgreSQL); a failed row is thrown as RowFailed. */
 async function attempt(db: Context['db'], row: ImportRow, environment: RowEnvironment): Promise<RowResult> {
   try {
-    return await survivingFailure(db, 'import_row', async () => {
+    const result = await survivingFailure(db, 'import_row', async () => {
       const result = await applyRow(row, environment);
       if (result.outcome === 'failed') throw new RowFailed(result);
       return result;
     });
+    keepHolders(environment, result);
+    return result;
   } catch (error) {
-    if (error instanceof RowFailed) return error.result;
-    throw error;
+    if (!(error instanceof RowFailed)) throw error;
+    keepHolders(environment, error.result);
+    return error.result;
   }
 }
 
@@ -202,14 +247,14 @@ function importEventContext(tx: Runtime, run: Run) {
 }
 
 /**
- * The first pass: every row through the routes, 500 rows a transaction that is then rolled back, each taking the
+ * The first pass: every row through the routes, CHECK_ROWS a transaction that is then rolled back, each taking the
  * writer in turn (`oneLargeWriteAtATime`) so that other accounts' writes go between two of them rather than after
  * the whole file. A row that matches an object an earlier transaction's row made or changed (the same `id`,
  * `external_id` or unique field, directly or through a chain of rows) sees it: those earlier rows are written again
  * first in its transaction (`Ties`), so each row is checked against the database as the file's earlier rows leave
- * it. Between two transactions the import's `rows` says how many rows are checked and its lease is renewed; a
- * cancel stops the pass. A dry run ends here with each row's outcome; so does an import with failed rows under
- * `on_error: abort` (failed, nothing written). Answers whether the running pass follows.
+ * it. After every BATCH_ROWS rows checked the import's `rows` says how many rows are checked and its lease is
+ * renewed; a cancel stops the pass. A dry run ends here with each row's outcome; so does an import with failed
+ * rows under `on_error: abort` (failed, nothing written). Answers whether the running pass follows.
  */
 async function validate(run: Run, file: string): Promise<boolean> {
   const { runtime, row } = run;
@@ -230,6 +275,7 @@ async function validate(run: Run, file: string): Promise<boolean> {
   const ties = new Ties();
   const keyColumns = KIND_SPECS[row.kind as ImportKind].unique;
   let chunk: ImportRow[] = [];
+  let checks = 0;
   /** Checks the chunk; answers false once the import is no longer validating (canceled). */
   const check = async (): Promise<boolean> => {
     if (chunk.length === 0) return true;
@@ -242,6 +288,9 @@ async function validate(run: Run, file: string): Promise<boolean> {
       else ties.add(item, keys[index] ?? []);
     }
     chunk = [];
+    // The progress, the lease and a cancel's check, each batch's worth of rows: a write of its own, not each check.
+    checks += 1;
+    if (checks % (BATCH_ROWS / CHECK_ROWS) !== 0) return true;
     const at = runtime.clock.now().toISOString();
     return repository.updateImport(
       runtime.db,
@@ -254,7 +303,7 @@ async function validate(run: Run, file: string): Promise<boolean> {
   for await (const item of rows.rows) {
     records += item.records.length;
     chunk.push(item);
-    if (chunk.length === BATCH_ROWS && !(await check())) return false;
+    if (chunk.length === CHECK_ROWS && !(await check())) return false;
   }
   if (!(await check())) return false;
   const failed = results.filter((result) => result.outcome === 'failed').length;
@@ -299,7 +348,7 @@ async function checkRows(
   try {
     await oneLargeWriteAtATime(run.runtime.db, () =>
       inTransaction(run.runtime, async (tx) => {
-        const environment = await environmentOf(run, tx.db, columns);
+        const environment = await environmentOf(run, tx.db, columns, [...replay, ...chunk]);
         for (const item of replay) await attempt(tx.db, item, environment);
         for (const item of chunk) results.push(await attempt(tx.db, item, environment));
         throw new Rollback();
@@ -455,7 +504,7 @@ async function commitBatch(run: Run, batch: ImportRow[], columns: [string, strin
     try {
       await oneLargeWriteAtATime(runtime.db, () =>
         inTransaction(runtime, async (tx) => {
-          const environment = await environmentOf(run, tx.db, columns);
+          const environment = await environmentOf(run, tx.db, columns, batch);
           const results: RowResult[] = [];
           const fresh: RowResult[] = [];
           for (const item of batch) {

@@ -29,6 +29,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
+/** The account's rows of `table`, read as the clients table's (every such table has `id` and `external_id`). */
+const rowsOf = (db: Executor, table: ExternalIdTable, accountId: string) =>
+  (db as unknown as Executor & { selectFrom(table: string): ReturnType<Executor['selectFrom']> })
+    .selectFrom(table as 'clients')
+    .where('account_id', '=', accountId);
+
 /** The id of the account's row of `table` that holds `externalId`, if any. */
 export async function findExternalIdHolder(
   db: Executor,
@@ -36,14 +42,25 @@ export async function findExternalIdHolder(
   accountId: string,
   externalId: string,
 ): Promise<string | undefined> {
-  const untyped = db as unknown as Executor & { selectFrom(table: string): ReturnType<Executor['selectFrom']> };
-  const row = await untyped
-    .selectFrom(table as 'clients')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('external_id', '=', externalId)
-    .executeTakeFirst();
+  const row = await rowsOf(db, table, accountId).select('id').where('external_id', '=', externalId).executeTakeFirst();
   return row?.id;
+}
+
+/** The ids of the account's rows of `table` holding any of `externalIds`, by external_id, in one query. */
+export async function findExternalIdHolders(
+  db: Executor,
+  table: ExternalIdTable,
+  accountId: string,
+  externalIds: readonly string[],
+): Promise<Map<string, string>> {
+  const holders = new Map<string, string>();
+  if (externalIds.length === 0) return holders;
+  const rows = await rowsOf(db, table, accountId)
+    .select(['id', 'external_id'])
+    .where('external_id', 'in', [...new Set(externalIds)])
+    .execute();
+  for (const row of rows) if (row.external_id !== null) holders.set(row.external_id, row.id);
+  return holders;
 }
 
 /**

@@ -4,6 +4,7 @@ export { requireReference, requireRow } from './lookup.js';
 export {
   externalIdConflict,
   findExternalIdHolder,
+  findExternalIdHolders,
   guardExternalId,
   guardUnique,
   isUniqueViolation,
