@@ -4,7 +4,8 @@
 // 100 slots) against a 100-row page of GET /v1/visits, median and p99, and the longest event-loop hold of the
 // server while each is asked. Targets: availability ≤ 5× the visit page (median and p99); no hold over 50 ms.
 // `npm run build && node --import tsx bench/availability.ts`; AVAILABILITY_VISITS, AVAILABILITY_SCHEDULES,
-// AVAILABILITY_REQUESTS, SCALE_ENGINE (sqlite | postgres).
+// AVAILABILITY_REQUESTS, SCALE_ENGINE (sqlite | postgres); AVAILABILITY_CPU_PROF, a folder for the server's CPU
+// profile (written when it stops).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -176,9 +177,11 @@ async function runEngine(
 ) {
   const seeded = await prepare(env);
   const loopFile = path.join(work, `availability-loop-${engine}.json`);
+  const profile = process.env.AVAILABILITY_CPU_PROF;
   const server = await startBms({ ...env, BENCH_LOOP_FILE: loopFile }, [
     '--import',
     path.join(ROOT, 'bench/loop-delay.mjs'),
+    ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=availability-${engine}.cpuprofile`] : []),
   ]);
   const database = openDatabase(config);
   const started = performance.now();
