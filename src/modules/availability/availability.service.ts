@@ -208,7 +208,7 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
   // The window is read a span at a time, each ending at a local midnight, and reading stops once the page is
   // full: a page costs the commitments of the days it covers, not of the whole window. The first span is 7 days;
   // the next are as long as the slots found so far say the page still needs, and a day more (twice as long
-  // while none is found), at most twice the span before.
+  // while none is found): a page that needs the whole window reads it in two spans, not three or four.
   let date = days.dateOf(zone, first);
   let spanDays = 7;
   for (let spanStart = first, daysRead = 0; spanStart < window.to && slots.length <= limit; ) {
@@ -235,10 +235,10 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
       days,
     );
     daysRead += spanDays;
-    spanDays =
-      slots.length === 0
-        ? spanDays * 2
-        : Math.min(spanDays * 2, Math.ceil(((limit + 1 - slots.length) * daysRead) / slots.length) + 1);
+    spanDays = Math.min(
+      MAX_WINDOW_DAYS,
+      slots.length === 0 ? spanDays * 2 : Math.ceil(((limit + 1 - slots.length) * daysRead) / slots.length) + 1,
+    );
     spanStart = spanEnd;
     date = endDate;
   }

@@ -260,9 +260,7 @@ export async function materializedAmong(db: Executor, scheduleIds: string[], key
   // 500 schedules a statement, the statements sent together (on PostgreSQL, one round trip).
   const chunks: string[][] = [];
   for (let at = 0; at < scheduleIds.length; at += 500) chunks.push(scheduleIds.slice(at, at + 500));
-  const reads = await Promise.all(
-    chunks.map((chunk) => materializedAmongQuery(db, chunk, least, greatest).execute()),
-  );
+  const reads = await Promise.all(chunks.map((chunk) => materializedAmongQuery(db, chunk, least, greatest).execute()));
   for (const rows of reads) for (const row of rows) found.add(`${row.schedule_id}|${row.occurrence_key}`);
   return found;
 }
