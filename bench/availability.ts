@@ -139,11 +139,18 @@ async function seed(database: Database, base: string, key: string, accountId: st
   return members;
 }
 
+/** The server's CPU time so far (user + system), in ms: comparable between runs on a busy machine, unlike latency. */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 async function measure(base: string, key: string, url: string, pid: number, loopFile: string) {
   const headers = { authorization: `Bearer ${key}` };
   for (let warm = 0; warm < 3; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
+  const cpuBefore = cpuMs(pid);
   const latencies: number[] = [];
   let rows = 0;
   let non200 = 0;
@@ -157,6 +164,7 @@ async function measure(base: string, key: string, url: string, pid: number, loop
       if (non200 === 1) console.error(url, response.status, text.slice(0, 300));
     } else rows = (JSON.parse(text) as { data: unknown[] }).data.length;
   }
+  const cpuPerRequest = (cpuMs(pid) - cpuBefore) / REQUESTS;
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
   const loop = JSON.parse(fs.readFileSync(loopFile, 'utf8')) as { maxMs: number };
@@ -167,6 +175,7 @@ async function measure(base: string, key: string, url: string, pid: number, loop
     rows,
     non200,
     loopMaxMs: round(loop.maxMs),
+    cpuMs: round(cpuPerRequest),
   };
 }
 
