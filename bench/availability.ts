@@ -4,7 +4,8 @@
 // 100 slots) against a 100-row page of GET /v1/visits, median and p99, and the longest event-loop hold of the
 // server while each is asked. Targets: availability ≤ 5× the visit page (median and p99); no hold over 50 ms.
 // `npm run build && node --import tsx bench/availability.ts`; AVAILABILITY_VISITS, AVAILABILITY_SCHEDULES,
-// AVAILABILITY_REQUESTS, SCALE_ENGINE (sqlite | postgres).
+// AVAILABILITY_REQUESTS, SCALE_ENGINE (sqlite | postgres); AVAILABILITY_CPU_PROF, a folder for the server's CPU
+// profile (written when it stops).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -138,11 +139,18 @@ async function seed(database: Database, base: string, key: string, accountId: st
   return members;
 }
 
+/** The server's CPU time so far (user + system), in ms: comparable between runs on a busy machine, unlike latency. */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 async function measure(base: string, key: string, url: string, pid: number, loopFile: string) {
   const headers = { authorization: `Bearer ${key}` };
   for (let warm = 0; warm < 3; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
+  const cpuBefore = cpuMs(pid);
   const latencies: number[] = [];
   let rows = 0;
   let non200 = 0;
@@ -156,6 +164,7 @@ async function measure(base: string, key: string, url: string, pid: number, loop
       if (non200 === 1) console.error(url, response.status, text.slice(0, 300));
     } else rows = (JSON.parse(text) as { data: unknown[] }).data.length;
   }
+  const cpuPerRequest = (cpuMs(pid) - cpuBefore) / REQUESTS;
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
   const loop = JSON.parse(fs.readFileSync(loopFile, 'utf8')) as { maxMs: number };
@@ -166,6 +175,7 @@ async function measure(base: string, key: string, url: string, pid: number, loop
     rows,
     non200,
     loopMaxMs: round(loop.maxMs),
+    cpuMs: round(cpuPerRequest),
   };
 }
 
@@ -176,9 +186,13 @@ async function runEngine(
 ) {
   const seeded = await prepare(env);
   const loopFile = path.join(work, `availability-loop-${engine}.json`);
+  const profile = process.env.AVAILABILITY_CPU_PROF;
   const server = await startBms({ ...env, BENCH_LOOP_FILE: loopFile }, [
     '--import',
     path.join(ROOT, 'bench/loop-delay.mjs'),
+    ...(profile
+      ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=availability-${engine}.cpuprofile`]
+      : []),
   ]);
   const database = openDatabase(config);
   const started = performance.now();

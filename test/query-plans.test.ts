@@ -68,6 +68,7 @@ import { listAppDeliveriesPlan } from '../src/modules/events/app-endpoints.js';
 import { lapsedRefreshTokensQuery } from '../src/modules/apps/lapsed-installs.js';
 import type { ListPlan } from '../src/db/list-plan.js';
 import { listExceptionsPlan } from '../src/modules/availability/exceptions.repository.js';
+import { visitsOfMembersQuery } from '../src/modules/availability/availability.repository.js';
 import { timestampSorts } from '../src/db/keyset.js';
 import type { ClientRow } from '../src/db/types.js';
 import { customFieldConditions } from '../src/modules/custom-fields/index.js';
@@ -1586,6 +1587,22 @@ describe(`the calendar on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each window f
       for (const query of queries()) assertReads(await plan(query), index, false);
     });
   }
+  // A range of the index per member named (here one: with two of the three, SQLite scans the 30 rows instead).
+  test('availability (§28): a member’s visits of a month from the index alone, reaching back the longest visit', async () => {
+    const query = visitsOfMembersQuery(
+      context.database.db,
+      visitsAccountId,
+      [members[1]!],
+      { ...month, longest: 60 },
+      false,
+    );
+    const text = await plan(query);
+    assertReads(text, 'visit_assignees_member_start_at_idx', false);
+    // Index-only: the visit's row is never read without travel.
+    if (!onPostgres) assert.match(text, /USING COVERING INDEX visit_assignees_member_start_at_idx/, text);
+    assert.doesNotMatch(text, onPostgres ? /on visits\b|using visits_/ : /(SCAN|SEARCH) visits\b/, text);
+    assert.ok(query.compile().parameters.includes('2026-06-30T23:00:00.000Z'));
+  });
   test('a week for one assignee reads each visit by its primary key', async () => {
     const [query] = reads(week, { assignee_ids: [members[1]!] });
     assertReads(await plan(query!), 'visits_pkey', false, true);

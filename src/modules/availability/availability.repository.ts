@@ -4,9 +4,8 @@
 import { sql, type SqlBool } from 'kysely';
 import type { Executor } from '../../db/index.js';
 import type { AvailabilityHoldRow } from '../../db/types.js';
+import { lookbackFrom } from '../visits/index.js';
 
-/** A visit lasts at most 31 days: a visit overlapping a window starts at most that long before it. */
-const VISIT_LOOKBACK_MS = 31 * 86_400_000;
 /** A hold lasts at most 1,440 minutes. */
 const HOLD_LOOKBACK_MS = 86_400_000;
 
@@ -22,24 +21,33 @@ export interface VisitCommitment {
 
 /**
  * The members' visits that are not canceled and overlap [from, to) (completed ones too); with `places`, each with
- * its property (travel needs it), else with `property_id` null and no read of the visit's row.
+ * its property (travel needs it), else with `property_id` null and no read of the visit's row. `longest`: the
+ * account's longest visit in minutes (how far before `from` one may start), else the longest any visit lasts.
  */
 export async function visitsOfMembers(
   db: Executor,
   accountId: string,
   memberIds: readonly string[],
-  from: string,
-  to: string,
+  window: { from: string; to: string; longest?: number | undefined },
   places = true,
 ): Promise<VisitCommitment[]> {
   if (memberIds.length === 0) return [];
-  const since = before(from, VISIT_LOOKBACK_MS);
+  return (await visitsOfMembersQuery(db, accountId, memberIds, window, places).execute()) as VisitCommitment[];
+}
+
+/** One read: a range of the members' index (account, member, start_at) per member, which holds every column. */
+export function visitsOfMembersQuery(
+  db: Executor,
+  accountId: string,
+  memberIds: readonly string[],
+  window: { from: string; to: string; longest?: number | undefined },
+  places: boolean,
+) {
   // The place only with travel: else the visit's row is not read at all.
   const property = places
     ? sql<string | null>`(select visits.property_id from visits where visits.id = visit_assignees.visit_id)`
     : sql<string | null>`null`;
-  // One read: a range of the members' index (account, member, start_at) per member.
-  const query = db
+  return db
     .selectFrom('visit_assignees')
     .select([
       'visit_assignees.team_member_id as team_member_id',
@@ -47,15 +55,13 @@ export async function visitsOfMembers(
       'visit_assignees.start_at as start_at',
       'visit_assignees.end_at as end_at',
       property.as('property_id'),
-    ]);
-  return (await query
+    ])
     .where('visit_assignees.account_id', '=', accountId)
     .where('visit_assignees.team_member_id', 'in', [...memberIds])
-    .where('visit_assignees.start_at', '>=', since)
-    .where('visit_assignees.start_at', '<', to)
-    .where(sql<SqlBool>`(visit_assignees.end_at > ${from}) is true`)
-    .where(sql<SqlBool>`(visit_assignees.status <> 'canceled') is true`)
-    .execute()) as VisitCommitment[];
+    .where('visit_assignees.start_at', '>=', lookbackFrom(window.from, window.longest))
+    .where('visit_assignees.start_at', '<', window.to)
+    .where(sql<SqlBool>`(visit_assignees.end_at > ${window.from}) is true`)
+    .where(sql<SqlBool>`(visit_assignees.status <> 'canceled') is true`);
 }
 
 export interface HoldCommitment {

@@ -12,6 +12,7 @@ import { findPropertyPlaces } from '../properties/index.js';
 import type { WorkingHours } from '../shared/index.js';
 import { type BookingMember, findBookingMembers } from '../team-members/index.js';
 import type { ScheduleReads } from '../visit-schedules/index.js';
+import { longestVisitMinutes } from '../visits/index.js';
 import {
   type AvailabilityInput,
   MAX_CREW,
@@ -20,7 +21,7 @@ import {
   MAX_WINDOW_DAYS,
   type Slot,
 } from './availability.schemas.js';
-import { overlapping, within } from './free-time.js';
+import { eachFitting, within } from './free-time.js';
 import { LocalDays } from './local-days.js';
 import { committedMinutes, type MemberTime, memberTimes, placeOf } from './member-time.js';
 
@@ -155,7 +156,7 @@ export async function membersOf(
 
 /** Whether the member is free for [start, end): in one stretch of bookable time, touching no widened commitment. */
 export function isFree(time: MemberTime, start: number, end: number): boolean {
-  return within(time.stretches, start, end) && overlapping(time.blocked, start, end) === undefined;
+  return within(time.free, start, end);
 }
 
 const cursorOf = (startAt: number) => Buffer.from(JSON.stringify(['start_at', startAt])).toString('base64url');
@@ -188,7 +189,10 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
       : ((await propertyZone(ctx, query.property_id)) ?? account.timezone);
   if (query.timezone !== undefined) await propertyZone(ctx, query.property_id);
   const window = windowOf(query, zone);
-  const members = await membersOf(ctx, named, 'team_member_id');
+  const [members, longestVisit] = await Promise.all([
+    membersOf(ctx, named, 'team_member_id'),
+    longestVisitMinutes(ctx.db, ctx.accountId),
+  ]);
   const settings = account.settings;
   const step = query.step_minutes ?? settings.slot_step_minutes;
   const limit = query.limit ?? 25;
@@ -204,7 +208,7 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
   // The window is read a span at a time, each ending at a local midnight, and reading stops once the page is
   // full: a page costs the commitments of the days it covers, not of the whole window. The first span is 7 days;
   // the next are as long as the slots found so far say the page still needs, and a day more (twice as long
-  // while none is found), at most twice the span before.
+  // while none is found): a page that needs the whole window reads it in two spans, not three or four.
   let date = days.dateOf(zone, first);
   let spanDays = 7;
   for (let spanStart = first, daysRead = 0; spanStart < window.to && slots.length <= limit; ) {
@@ -219,7 +223,7 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
       place,
       { from: spanStart, to: spanEnd + duration * MINUTE },
       days,
-      { schedules },
+      { schedules, longestVisit },
     );
     await collectSlots(
       slots,
@@ -231,10 +235,10 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
       days,
     );
     daysRead += spanDays;
-    spanDays =
-      slots.length === 0
-        ? spanDays * 2
-        : Math.min(spanDays * 2, Math.ceil(((limit + 1 - slots.length) * daysRead) / slots.length) + 1);
+    spanDays = Math.min(
+      MAX_WINDOW_DAYS,
+      slots.length === 0 ? spanDays * 2 : Math.ceil(((limit + 1 - slots.length) * daysRead) / slots.length) + 1,
+    );
     spanStart = spanEnd;
     date = endDate;
   }
@@ -283,13 +287,24 @@ async function collectSlots(
         (a, b) => a.load - b.load || (a.member.id < b.member.id ? -1 : a.member.id > b.member.id ? 1 : 0),
       );
     }
+    // The day's starts, in order (a later wall-clock time is a later instant: a time in a gap is none, a
+    // repeated one its first instant), and at each the members free, in the crew's order.
+    const wallMinutes: number[] = [];
+    const starts: number[] = [];
     for (let minutes = 0; minutes < 1440; minutes += step) {
       const start = days.start(zone, date, minutes);
       if (start === undefined || start < span.start || start >= span.end) continue;
-      const end = start + duration * MINUTE;
-      const ids: string[] = [];
-      for (const one of order) if (isFree(one.time, start, end)) ids.push(one.member.id);
+      wallMinutes.push(minutes);
+      starts.push(start);
+    }
+    const free: string[][] = starts.map(() => []);
+    for (const one of order)
+      eachFitting(one.time.free, starts, duration * MINUTE, (index) => (free[index] as string[]).push(one.member.id));
+    for (const [index, start] of starts.entries()) {
+      const ids = free[index] as string[];
       if (ids.length < crewSize) continue;
+      const minutes = wallMinutes[index] as number;
+      const end = start + duration * MINUTE;
       slots.push({
         object: 'slot',
         start_at: new Date(start).toISOString(),

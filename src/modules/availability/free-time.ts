@@ -1,7 +1,7 @@
 // Bookable and busy time as sorted, disjoint intervals of epoch milliseconds (docs/api-contract.md §28): a
 // member's weekly hours on their clock ∪ extra hours − time off; their commitments each widened by the gap to
 // the slot's place (buffer + straight-line travel). A slot [start, end) is free when it lies in one stretch of
-// bookable time and overlaps no widened commitment.
+// bookable time and overlaps no widened commitment: when it lies in one interval of the stretches less those.
 import { minutesOf, WEEKDAYS, type WorkingHours } from '../shared/index.js';
 import type { LocalDays } from './local-days.js';
 
@@ -81,20 +81,28 @@ export function within(stretches: Interval[], start: number, end: number): boole
   return found >= 0 && (stretches[found] as Interval).end >= end;
 }
 
-/** The first of `blocked` (merged) that overlaps [start, end), if any. */
-export function overlapping(blocked: Interval[], start: number, end: number): number | undefined {
+/**
+ * Calls `mark(index)` for each of `starts` (instants, ascending) at which [start, start + length) lies within one
+ * interval of `free` (sorted, disjoint): a binary search per interval, then only the starts that fit.
+ */
+export function eachFitting(free: Interval[], starts: number[], length: number, mark: (index: number) => void) {
+  const first = starts[0];
+  const last = starts[starts.length - 1];
+  if (first === undefined || last === undefined) return;
+  // The first interval that ends late enough for the first start.
   let lo = 0;
-  let hi = blocked.length - 1;
-  let found = -1;
-  // The first interval ending after start.
-  while (lo <= hi) {
+  let hi = free.length;
+  while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if ((blocked[mid] as Interval).end > start) {
-      found = mid;
-      hi = mid - 1;
-    } else lo = mid + 1;
+    if ((free[mid] as Interval).end < first + length) lo = mid + 1;
+    else hi = mid;
   }
-  return found >= 0 && (blocked[found] as Interval).start < end ? found : undefined;
+  for (let at = lo, next = 0; at < free.length && next < starts.length; at++) {
+    const interval = free[at] as Interval;
+    if (interval.start > last) break;
+    while (next < starts.length && (starts[next] as number) < interval.start) next++;
+    while (next < starts.length && (starts[next] as number) + length <= interval.end) mark(next++);
+  }
 }
 
 export interface Place {

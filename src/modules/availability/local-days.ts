@@ -1,7 +1,10 @@
 // Local clock ↔ instants for availability (docs/api-contract.md §14, §28), fast on ordinary days: a local day
 // with no change of offset is 24 hours from its midnight, so its times are that midnight plus minutes; only a
-// day with a transition asks the Temporal polyfill for each time. Kept per request (a Map per query).
+// day with a transition asks the Temporal polyfill for each time. What it asks the polyfill is kept for the
+// process (docs/architecture.md "Kept copies"): a pure function of the zone and the date or instant, since the
+// zone's rules are the runtime's, fixed while it runs.
 import { Temporal } from '@js-temporal/polyfill';
+import { Lru } from '../../core/lru.js';
 
 const MINUTE = 60_000;
 /** The day after 9999-12-31: later than every date as text, and the end of the last day (§32's years). */
@@ -16,12 +19,17 @@ interface DayInfo {
   date: Temporal.PlainDate;
 }
 
-export class LocalDays {
-  private readonly days = new Map<string, DayInfo>();
+/** Each zone's local days: a few years of a few zones. */
+const keptDays = new Lru<string, DayInfo>(20_000);
+/** The local date of an instant (a span's edges, the notice): a week of a thousand queries' edges. */
+const keptDates = new Lru<string, string>(20_000);
+/** The offset from UTC in each zone and quarter hour: a month of a zone is about 3,000. */
+const keptOffsets = new Lru<string, number>(100_000);
 
+export class LocalDays {
   private info(zone: string, date: string): DayInfo {
     const key = `${zone}|${date}`;
-    let found = this.days.get(key);
+    let found = keptDays.peek(key);
     if (found === undefined && date === AFTER_LAST_DATE)
       return { midnight: AFTER_LAST_MILLIS, regular: true, date: Temporal.PlainDate.from('9999-12-31') };
     if (found === undefined) {
@@ -34,7 +42,7 @@ export class LocalDays {
         start.toPlainTime().equals(Temporal.PlainTime.from('00:00')) &&
         start.offsetNanoseconds === next.offsetNanoseconds;
       found = { midnight, regular, date: plain };
-      this.days.set(key, found);
+      keptDays.set(key, found);
     }
     return found;
   }
@@ -81,20 +89,16 @@ export class LocalDays {
     return next.slice(0, 10);
   }
 
-  private readonly dates = new Map<string, string>();
-
   /** The local date of an instant in `zone`. */
   dateOf(zone: string, at: number): string {
     const key = `${zone}|${at}`;
-    let found = this.dates.get(key);
+    let found = keptDates.peek(key);
     if (found === undefined) {
       found = Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(zone).toPlainDate().toString();
-      this.dates.set(key, found);
+      keptDates.set(key, found);
     }
     return found;
   }
-
-  private readonly offsets = new Map<string, number>();
 
   /**
    * `YYYY-MM-DDTHH:MM` of an instant in `zone`. Offsets change only at whole quarter hours, so one offset per zone
@@ -102,10 +106,10 @@ export class LocalDays {
    */
   localOf(zone: string, at: number): string {
     const key = `${zone}|${Math.floor(at / (15 * MINUTE))}`;
-    let offset = this.offsets.get(key);
+    let offset = keptOffsets.peek(key);
     if (offset === undefined) {
       offset = Temporal.Instant.fromEpochMilliseconds(at).toZonedDateTimeISO(zone).offsetNanoseconds / 1e6;
-      this.offsets.set(key, offset);
+      keptOffsets.set(key, offset);
     }
     return new Date(at + offset).toISOString().slice(0, 16);
   }

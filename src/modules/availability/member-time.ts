@@ -1,8 +1,8 @@
 // Each member's bookable stretches and commitments over a span (docs/api-contract.md §28), read once per query
 // or hold: weekly hours (the member's, else the account's) on the member's clock ∪ extra hours − time off; their
 // visits that are not canceled, the projected occurrences of schedules naming them, and active holds. The
-// commitments are widened by the gap to the slot's place (buffer + travel) and merged, so that a slot's check
-// is two binary searches.
+// commitments are widened by the gap to the slot's place (buffer + travel) and taken out of the stretches, so
+// that a slot's check is one binary search, and a day's free starts are found a free interval at a time.
 import { fromJson } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import type { BookingSettings } from '../accounts/index.js';
@@ -38,8 +38,8 @@ export interface MemberTime {
   hours: Interval[];
   /** Commitments, each with its own interval (not widened), by start. */
   commitments: Commitment[];
-  /** Commitments widened by their gap to the slot's place, merged. */
-  blocked: Interval[];
+  /** Free time: the stretches without the commitments widened by their gap to the slot's place. */
+  free: Interval[];
 }
 
 export interface Span {
@@ -50,7 +50,8 @@ export interface Span {
 /**
  * The time of each member over `span` (instants that slots may touch), at `place`. `skipHold` leaves one hold
  * out (a booking rechecks its time with its own hold aside); `schedules` is what the query has read of the
- * members' schedules for its earlier spans (one object per query).
+ * members' schedules for its earlier spans (one object per query); `longestVisit`, the account's longest visit in
+ * minutes, read once per query (else visits are looked for as far back as the longest any visit lasts).
  */
 export async function memberTimes(
   ctx: Context,
@@ -60,9 +61,9 @@ export async function memberTimes(
   place: Place,
   span: Span,
   days: LocalDays,
-  options: { skipHold?: string | undefined; schedules?: ScheduleReads } = {},
+  options: { skipHold?: string | undefined; schedules?: ScheduleReads; longestVisit?: number } = {},
 ): Promise<Map<string, MemberTime>> {
-  const { skipHold, schedules } = options;
+  const { skipHold, schedules, longestVisit } = options;
   const ids = members.map((member) => member.id);
   const from = new Date(span.from).toISOString();
   const to = new Date(span.to).toISOString();
@@ -71,12 +72,19 @@ export async function memberTimes(
   const readFrom = new Date(span.from - DAY).toISOString();
   const readTo = new Date(span.to + DAY).toISOString();
   const now = ctx.clock.now().toISOString();
-  const [exceptions, visits, holds, projected] = [
-    await exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
-    await repository.visitsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, settings.travel.mode !== 'none'),
-    await repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
-    await projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED, schedules),
-  ];
+  // Sent together: on PostgreSQL the reads share one round trip (a pipeline), not one each.
+  const [exceptions, visits, holds, projected] = await Promise.all([
+    exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
+    repository.visitsOfMembers(
+      ctx.db,
+      ctx.accountId,
+      ids,
+      { from: readFrom, to: readTo, longest: longestVisit },
+      settings.travel.mode !== 'none',
+    ),
+    repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
+    projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED, schedules),
+  ]);
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);
   for (const visit of visits)
@@ -148,12 +156,13 @@ export async function memberTimes(
     const timeOff = merge(own.filter((one) => one.kind === 'time_off').map(interval));
     const commitments = (byMember.get(member.id) ?? []).sort((a, b) => a.start - b.start);
     for (const commitment of commitments) commitment.gap = gapOf(commitment);
+    const stretches = subtract(hours, timeOff);
     result.set(member.id, {
       member,
       hours,
-      stretches: subtract(hours, timeOff),
+      stretches,
       commitments,
-      blocked: merge(commitments.map((commitment) => widened(commitment, commitment.gap))),
+      free: subtract(stretches, merge(commitments.map((commitment) => widened(commitment, commitment.gap)))),
     });
   }
   return result;

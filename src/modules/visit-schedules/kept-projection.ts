@@ -169,16 +169,24 @@ export async function projectedCommitments(
     candidates.map((one) => one.occurrence.key),
   );
   const commitments: ProjectedCommitment[] = [];
+  // Each schedule's template is read once, however many of its occurrences the window holds.
+  const assignees = new Map<string, string[]>();
   for (const { row, occurrence } of candidates)
-    if (!made.has(`${row.id}|${occurrence.key}`))
+    if (!made.has(`${row.id}|${occurrence.key}`)) {
+      let assigneeIds = assignees.get(row.id);
+      if (assigneeIds === undefined) {
+        assigneeIds = fromJson<Template>(row.template).assignee_ids;
+        assignees.set(row.id, assigneeIds);
+      }
       commitments.push({
         schedule_id: row.id,
         occurrence_key: occurrence.key,
         start: occurrence.start,
         end: occurrence.end,
         property_id: row.property_id,
-        assignee_ids: fromJson<Template>(row.template).assignee_ids,
+        assignee_ids: assigneeIds,
       });
+    }
   commitments.sort(
     (a, b) => a.start - b.start || (a.schedule_id < b.schedule_id ? -1 : a.schedule_id > b.schedule_id ? 1 : 0),
   );

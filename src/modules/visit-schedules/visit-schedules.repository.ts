@@ -252,12 +252,16 @@ export async function materializedKeys(db: Executor, scheduleId: string, keys: s
 export async function materializedAmong(db: Executor, scheduleIds: string[], keys: string[]): Promise<Set<string>> {
   const found = new Set<string>();
   if (scheduleIds.length === 0 || keys.length === 0) return found;
-  const sorted = [...keys].sort();
-  const [least, greatest] = [sorted[0] as string, sorted.at(-1) as string];
-  for (let at = 0; at < scheduleIds.length; at += 500) {
-    const rows = await materializedAmongQuery(db, scheduleIds.slice(at, at + 500), least, greatest).execute();
-    for (const row of rows) found.add(`${row.schedule_id}|${row.occurrence_key}`);
+  let [least, greatest] = [keys[0] as string, keys[0] as string];
+  for (const key of keys) {
+    if (key < least) least = key;
+    if (key > greatest) greatest = key;
   }
+  // 500 schedules a statement, the statements sent together (on PostgreSQL, one round trip).
+  const chunks: string[][] = [];
+  for (let at = 0; at < scheduleIds.length; at += 500) chunks.push(scheduleIds.slice(at, at + 500));
+  const reads = await Promise.all(chunks.map((chunk) => materializedAmongQuery(db, chunk, least, greatest).execute()));
+  for (const rows of reads) for (const row of rows) found.add(`${row.schedule_id}|${row.occurrence_key}`);
   return found;
 }
 

@@ -11,6 +11,7 @@ export {
   type VisitInput,
 } from './visits.schemas.js';
 export { resolveTime, type TimeSpanLimit, type VisitTime } from './visit-time.js';
+export { lookbackFrom, longestVisitMinutes } from './visits.repository.js';
 export { type CalendarProjector, type ProjectionFilters, listVisits } from './calendar.service.js';
 export {
   addVisitAssignee,
