@@ -60,7 +60,7 @@ export async function compileForTests(root) {
   };
   // What the outputs were made with: when it changes, everything is compiled again.
   const recipe = createHash('sha256')
-    .update(JSON.stringify({ version, options, COMPILED, script: fs.readFileSync(new URL(import.meta.url)) }))
+    .update(JSON.stringify({ version, options, COMPILED, script: fs.readFileSync(new URL(import.meta.url), 'utf8') }))
     .digest('hex');
   const manifestFile = path.join(out, '.compiled.json');
   let manifest;
