@@ -30,10 +30,7 @@ const esbuild = () => {
 
 /** The folder the copy of `root` is written to: one per checkout, so two checkouts never share it. */
 export const compiledRoot = (root) =>
-  path.join(
-    fs.realpathSync(os.tmpdir()),
-    `bms-tests-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`,
-  );
+  path.join(fs.realpathSync(os.tmpdir()), `bms-tests-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`);
 
 const isCompiled = (relative) => COMPILED.some((entry) => relative === entry || relative.startsWith(`${entry}/`));
 const holdsCompiled = (relative) => COMPILED.some((entry) => entry.startsWith(`${relative}/`));

@@ -51,10 +51,13 @@ test('a test sees its source as its location and the app its compiled copy; stac
   assert.equal(fs.readFileSync(thing.note, 'utf8'), 'a document\n');
   assert.equal(fs.readFileSync(path.join(copy.out, 'docs/note.md'), 'utf8'), 'a document\n', 'the rest is linked');
   // The runner starts node with --enable-source-maps; tsx turns them on too.
-  assert.throws(() => thing.fails(), (error: Error) => {
-    assert.match(error.stack ?? '', /test\/thing\.test\.ts:8:\d+/);
-    return true;
-  });
+  assert.throws(
+    () => thing.fails(),
+    (error: Error) => {
+      assert.match(error.stack ?? '', /test\/thing\.test\.ts:8:\d+/);
+      return true;
+    },
+  );
   assert.equal(
     copy.toSource(`# Subtest: ${compiledTest}\n    at ${pathToFileURL(path.join(copy.out, 'src/app.js')).href}:2:5`),
     `# Subtest: test/thing.test.ts\n    at ${pathToFileURL(path.join(root, 'src/app.ts')).href}:2:5`,
