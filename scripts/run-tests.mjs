@@ -7,6 +7,9 @@
 // `--fast` (`npm run test:fast`): only the in-process suites (no `bms` child process, no browser, no Redis,
 // no SDK toolchains), on SQLite only, with no PostgreSQL cluster started.
 //
+// The files run compiled, from the copy `compile-tests.mjs` brings up to date first (the output names them by
+// their sources again, and their source maps give the `.ts` lines).
+//
 // The closing lines: each engine's passed, failed and cancelled counts, then `N passed, N failed` (failed
 // counts the cancelled too), after the names of the tests that failed (so the tail of a CI log says which). The
 // exit code is non-zero when any test failed or was cancelled, or a pass ended
@@ -15,6 +18,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compileForTests } from './compile-tests.mjs';
 import { startPostgres } from './postgres.mjs';
 
 const args = process.argv.slice(2);
@@ -40,6 +45,13 @@ const engines = [
   ['PostgreSQL', 'postgres'],
 ].filter(([, database]) => passes.includes(database));
 const sideBySide = !sequential && engines.length > 1;
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const compiling = Date.now();
+const compiled = await compileForTests(root);
+console.log(
+  `# compiled ${compiled.compiled} of ${compiled.total} files into ${compiled.out} (${Date.now() - compiling} ms)`,
+);
 
 /**
  * The files in the order to start them: those that took longest in the last run of this engine's pass first, so a
@@ -80,30 +92,32 @@ function runPass(name, env) {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
+        '--enable-source-maps',
         '--test',
         `--test-concurrency=${concurrency}`,
         '--test-reporter=tap',
         '--test-reporter-destination=stdout',
         `--test-reporter=${new URL('./test-file-times.mjs', import.meta.url).pathname}`,
         `--test-reporter-destination=${times}`,
-        ...longestFirst(env.BMS_TEST_DATABASE),
+        ...longestFirst(env.BMS_TEST_DATABASE).map(compiled.toCompiled),
       ],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
-    // Side by side, each line says which pass it comes from.
+    // Each line names sources, not compiled files, and side by side, says which pass it comes from.
     const relay = (stream, sink) => {
       let partial = '';
+      const write = (line) => {
+        const source = compiled.toSource(line);
+        if (stream === child.stdout) output += `${source}\n`;
+        sink.write(sideBySide ? `[${name}] ${source}\n` : `${source}\n`);
+      };
       stream.setEncoding('utf8').on('data', (chunk) => {
-        if (stream === child.stdout) output += chunk;
-        if (!sideBySide) return sink.write(chunk);
         const lines = (partial + chunk).split('\n');
         partial = lines.pop() ?? '';
-        for (const line of lines) sink.write(`[${name}] ${line}\n`);
+        for (const line of lines) write(line);
       });
-      stream.on('end', () => partial && sink.write(`[${name}] ${partial}\n`));
+      stream.on('end', () => partial && write(partial));
     };
     relay(child.stdout, process.stdout);
     relay(child.stderr, process.stderr);
@@ -112,7 +126,8 @@ function runPass(name, env) {
       const perFile = new Map();
       try {
         for (const line of fs.readFileSync(times, 'utf8').split('\n').filter(Boolean)) {
-          const [file, ms] = line.split('\t');
+          const [compiledFile, ms] = line.split('\t');
+          const file = path.resolve(root, compiled.toSource(compiledFile));
           perFile.set(file, (perFile.get(file) ?? 0) + Number(ms));
         }
         fs.rmSync(times, { force: true });

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 import { generateSdkSources, type OpenApiDocument, READMES } from '../sdks/generate.js';
 import { createTestContext, temporaryDirectory, type TestContext } from './helpers/context.js';
 import { ROOT } from './helpers/processes.js';
@@ -581,7 +582,8 @@ export async function usage(): Promise<void> {
   test('TypeScript: the calendar walks every keyset page; actions, path parameters and query beside a body are sent right', async () => {
     const server = await scriptedServer(SCRIPT);
     try {
-      const sdk = await import(pathToFileURL(path.join(directory, 'js/src/index.ts')).href);
+      // The generated TypeScript is imported as it is, through tsx (the suites themselves run compiled).
+      const sdk = await tsImport(pathToFileURL(path.join(directory, 'js/src/index.ts')).href, import.meta.url);
       const bms = new sdk.BmsClient({ apiKey: KEY, baseUrl: server.url, maxRetries: 0 });
       const window = { from: WINDOW.from, to: WINDOW.to, assignee_id: 'tm_1', include_projected: true };
       const seen: Array<string | null> = [];
