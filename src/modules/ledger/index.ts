@@ -43,6 +43,7 @@ export {
   findSettledOpenInvoices,
   findSettledOpenItemSums,
   itemKeyOf,
+  lastEntrySequence,
   type OpenItemEntry,
   type OpenItemKey,
   openItemMovesOf,

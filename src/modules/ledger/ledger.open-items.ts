@@ -429,6 +429,18 @@ export async function findOpenItemsOn(
   return rows as OpenItemKey[];
 }
 
+/** The account's last entry's sequence (0 before any entry), from the end of its (account, sequence) index. */
+export async function lastEntrySequence(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('ledger_entries')
+    .select('sequence')
+    .where('account_id', '=', accountId)
+    .orderBy('sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Number(row.sequence) : 0;
+}
+
 /**
  * The ranges (from, to] of the sequences after `sequence`, `REPORT_PIECES.sequences` long, up to the account's last:
  * job profitability reads the entries after its sequence a range at a time, with a turn of the event loop between.
@@ -438,15 +450,9 @@ export async function* sequenceRangesAfter(
   accountId: string,
   sequence: number,
 ): AsyncGenerator<readonly [from: number, to: number]> {
-  const last = await db
-    .selectFrom('ledger_entries')
-    .select('sequence')
-    .where('account_id', '=', accountId)
-    .orderBy('sequence', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const last = await lastEntrySequence(db, accountId);
   const step = REPORT_PIECES.sequences;
-  for (let from = sequence; from < Number(last?.sequence ?? 0); from += step) {
+  for (let from = sequence; from < last; from += step) {
     if (from > sequence) await yieldTurn();
     yield [from, from + step];
   }

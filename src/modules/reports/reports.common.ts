@@ -8,7 +8,7 @@ import { localDate } from '../../core/time.js';
 import { inReadSnapshot } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import { findAccount } from '../accounts/index.js';
-import * as repository from './reports.repository.js';
+import { lastEntrySequence } from '../ledger/index.js';
 import type { OtherCurrency, Report } from './reports.schemas.js';
 import { REPORT_PAGE_SIZE } from './reports.schemas.js';
 
@@ -106,7 +106,7 @@ export function onOneSnapshot<T>(ctx: Context, work: (ctx: Context) => Promise<T
 export async function standingOf(ctx: Context, input: CommonInput): Promise<Standing> {
   const account = await findAccount(ctx.db, ctx.accountId);
   const timezone = account?.timezone ?? 'UTC';
-  const latest = await repository.lastSequence(ctx.db, ctx.accountId);
+  const latest = await lastEntrySequence(ctx.db, ctx.accountId);
   const pinned = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
   const sequence = pinned?.sequence ?? input.ledger_sequence ?? latest;
   if (sequence > latest)

@@ -77,18 +77,6 @@ function entryOf(row: Row): ReportEntry {
   };
 }
 
-/** The account's last sequence (0 before any entry), from the end of its (account, sequence) index. */
-export async function lastSequence(db: Executor, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom('ledger_entries')
-    .select('sequence')
-    .where('account_id', '=', accountId)
-    .orderBy('sequence', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? Number(row.sequence) : 0;
-}
-
 export interface EntryBounds {
   through?: number | undefined;
   after?: number | undefined;
