@@ -206,6 +206,18 @@ describe('PostgreSQL driver', { skip: !onPostgres && 'PostgreSQL only' }, () => 
     assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 4 }]);
   });
 
+  test('a COMMIT that PostgreSQL answers with ROLLBACK (a failed statement caught) throws: nothing committed', async () => {
+    await sql`delete from probe`.execute(database.db);
+    await assert.rejects(
+      database.db.transaction().execute(async (trx) => {
+        await sql`insert into probe (id, label) values (${40}, ${'lost'})`.execute(trx);
+        await sql`insert into probe (id, label) values (${41}, ${null})`.execute(trx).catch(() => {});
+      }),
+      /rolled back/,
+    );
+    assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 0 }]);
+  });
+
   test('a write outside a transaction waiting on a row lock holds up no read, not even its holder', async () => {
     await sql`delete from probe`.execute(database.db);
     await sql`insert into probe (id, label) values (${1}, ${'first'})`.execute(database.db);

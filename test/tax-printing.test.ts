@@ -24,6 +24,8 @@ before(async () => {
     await api('POST', '/v1/tax-rates', { name: 'QST', percentage: 9.975, registration_number: '1234567890 TQ0001' })
   ).body.data.id;
   rates.VAT = (await api('POST', '/v1/tax-rates', { name: 'MwSt', percentage: 19 })).body.data.id;
+  // A name that already says its percentage, as many businesses write it.
+  rates.USt = (await api('POST', '/v1/tax-rates', { name: 'USt 7 %', percentage: 7 })).body.data.id;
 });
 after(() => context.close());
 const api = (method: string, url: string, body?: unknown) => context.request(method, url, { key, body });
@@ -79,6 +81,15 @@ const DOCUMENTS: Array<[string, () => Record<string, unknown>, Array<[string, st
       ['Subtotal', '$297.39'],
       ['MwSt 19%', '$56.51'],
       ['Total', '$353.90'],
+    ],
+  ],
+  [
+    'a rate named with its percentage prints it once',
+    () => ({ line_items: [{ description: 'Seal kit', quantity: 1, unit_amount: 1_390, tax_rate_ids: [rates.USt] }] }),
+    [
+      ['Subtotal', '$13.90'],
+      ['USt 7 %', '$0.97'],
+      ['Total', '$14.87'],
     ],
   ],
 ];

@@ -152,12 +152,17 @@ export function sortKeyOf(page: PageRequest<unknown>) {
 }
 
 /**
- * `(sort key, id) operator (key.value, key.id)`, written `sort key ≤ value and (sort key < value or id
- * < key.id)` (for `<`): SQLite uses a row-value comparison as a range of an index only on plain columns, and
- * walked an expression index (`coalesce(number_seq, 0)`) from its start; the first term is a range of any.
+ * `(sort key, id) operator (key.value, key.id)`. On a plain column it is written so, a row-value comparison: both
+ * engines read it as one range of the (account_id, column, id) index, so a cursor inside a run of equal values
+ * (a million clients imported with one `created_at`) starts at its own row. SQLite uses a row-value comparison
+ * as a range only on plain columns, and walked an expression index (`coalesce(number_seq, 0)`) from its start:
+ * there it is written `sort key ≤ value and (sort key < value or id < key.id)` (for `<`), the first term a
+ * range of any index, the rows of the cursor's own value read from the run's end.
  */
 export function beyond(page: PageRequest<unknown>, key: SortKey, operator: '<' | '>' | '<=' | '>=') {
   const sortKey = sortKeyOf(page);
+  if (!page.field.expression)
+    return sql<boolean>`((${sortKey}, ${sql.ref('id')}) ${sql.raw(operator)} (${key.value}, ${key.id}))`;
   const strict = sql.raw(operator[0]!);
   return sql<boolean>`(${sortKey} ${strict}= ${key.value} and (${sortKey} ${strict} ${key.value} or ${sql.ref('id')} ${sql.raw(operator)} ${key.id}))`;
 }

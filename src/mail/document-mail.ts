@@ -358,10 +358,16 @@ function depositRows(snapshot: MailSnapshot, money: (amount: number) => string):
   return rows;
 }
 
-/** "GST 5% (reg. 123456789 RT0001)"; a version-1 rate has no name: "Tax 13%". */
+/**
+ * "GST 5% (reg. 123456789 RT0001)"; a version-1 rate has no name: "Tax 13%"; a name that already gives the
+ * percentage ("MwSt 19 %", "IVA 10,5%") is printed as it is.
+ */
 export function taxRowLabel(row: MailTaxRow): string {
   const number = row.registration_number ? ` (reg. ${row.registration_number})` : '';
-  return `${row.name ?? 'Tax'} ${row.percentage}%${number}`;
+  const name = row.name ?? 'Tax';
+  const percentage = String(row.percentage);
+  const says = new RegExp(`(^|[^\\d.,])(${percentage.replace('.', '[.,]')})\\s*%`).test(name);
+  return says ? `${name}${number}` : `${name} ${percentage}%${number}`;
 }
 
 /** A line's rates as its Tax column prints them. */

@@ -529,13 +529,21 @@ class PipelinedConnection implements DatabaseConnection {
    */
   private async inTransaction(lane: Lane, compiled: CompiledQuery): Promise<pg.QueryResult> {
     const beginning = this.beginning;
-    const statement = lane.client.query(compiled.sql, compiled.parameters as unknown[]);
-    if (beginning === undefined) return statement;
-    this.beginning = undefined;
-    const [begun, ran] = await Promise.allSettled([beginning, statement]);
-    if (begun.status === 'rejected') throw begun.reason;
-    if (ran.status === 'rejected') throw ran.reason;
-    return ran.value;
+    const statement = lane.client.query(compiled.sql, compiled.parameters as unknown[]) as Promise<pg.QueryResult>;
+    let result: pg.QueryResult;
+    if (beginning === undefined) result = await statement;
+    else {
+      this.beginning = undefined;
+      const [begun, ran] = await Promise.allSettled([beginning, statement]);
+      if (begun.status === 'rejected') throw begun.reason;
+      if (ran.status === 'rejected') throw ran.reason;
+      result = ran.value;
+    }
+    // PostgreSQL answers the COMMIT of a transaction that had failed (a statement's error caught and
+    // ignored) with ROLLBACK: nothing was committed, and the caller must not answer as if it had been.
+    if (result.command === 'ROLLBACK' && compiled.sql === 'commit')
+      throw new Error('the transaction failed before its COMMIT, and was rolled back');
+    return result;
   }
 
   /** Never used: nothing streams, and Kysely's own driver cannot either without a cursor configured. */

@@ -4,7 +4,7 @@
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Tables } from '../types.js';
-import { readStatements } from './sqlite-statements.js';
+import { readStatements, StatementCache } from './sqlite-statements.js';
 
 /** Runs `work` in a snapshot of `db`'s file; without a file of its own (`:memory:`), on `db` itself. */
 export async function sqliteReadSnapshot<T>(
@@ -15,7 +15,11 @@ export async function sqliteReadSnapshot<T>(
   if (file === undefined) return work(db);
   const connection = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
   connection.pragma('busy_timeout = 5000');
-  const snapshot = new Kysely<Tables>({ dialect: new SqliteDialect({ database: connection }) });
+  // Statements compiled once and kept, as on the shared connections: Kysely's own driver prepares every query
+  // again, and an export's 10,000 pages would compile its few statements 10,000 times each.
+  const statements = new StatementCache(connection);
+  const database = { prepare: (text: string) => statements.prepare(text), close: () => connection.close() };
+  const snapshot = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
   try {
     return await snapshot.transaction().execute(async (trx) => {
       // The snapshot is taken at the transaction's first read.
