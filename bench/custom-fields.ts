@@ -2,7 +2,9 @@
 // every type and tags, on SQLite and on PostgreSQL. Every filter shape's page (p50 and p99 of sequential requests)
 // against the first page's (target ≤ 2×), custom fields' and tags' (tags_any, tags_all), and a create with 10
 // custom fields against one without (target ≥ 0.7× the rate); and a tag's rename (one row, §27).
-// `npm run bench:custom-fields`; CF_ROWS=10000 CF_REQUESTS=20 CF_ENGINE=sqlite for a quick run.
+// `npm run bench:custom-fields`; CF_ROWS=10000 CF_REQUESTS=20 CF_ENGINE=sqlite for a quick run. To profile the
+// creates: CF_CREATES=with (or without) measures only those, CF_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=DIR" gives
+// the server's node flags.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +16,9 @@ import { ROOT, prepare, startBms, stop, work, startPostgresDatabase } from './li
 const ROWS = Number(process.env.CF_ROWS ?? 1_000_000);
 const REQUESTS = Number(process.env.CF_REQUESTS ?? 200);
 const WRITES = Number(process.env.CF_WRITES ?? Math.max(20, REQUESTS));
+/** Which creates to measure: `both` (the ratio), or `with` or `without` custom fields alone (a profile's run). */
+const CREATES = process.env.CF_CREATES ?? 'both';
+const SERVER_FLAGS = (process.env.CF_SERVER_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
 const START = Date.parse('2020-01-01T00:00:00.000Z');
 const REGIONS = ['north', 'south', 'east', 'west', 'centre'];
 const TIERS = ['gold', 'silver', 'bronze'];
@@ -267,7 +272,7 @@ async function runEngine(
     await sql`analyze`.execute(database.db);
   }
   await database.close();
-  const server = await startBms(env);
+  const server = await startBms(env, SERVER_FLAGS);
   const results = [];
   let first: { p50: number; p99: number } | undefined;
   for (const [name, url] of SCENARIOS) {
@@ -281,8 +286,9 @@ async function runEngine(
     });
     console.log(engine, results.at(-1));
   }
-  const without = await writes(server.url, key, false);
-  const withFields = await writes(server.url, key, true);
+  const none = { perSecond: Number.NaN, shed: 0 };
+  const without = CREATES === 'with' ? none : await writes(server.url, key, false);
+  const withFields = CREATES === 'without' ? none : await writes(server.url, key, true);
   const write = {
     withoutPerSecond: without.perSecond,
     withPerSecond: withFields.perSecond,
