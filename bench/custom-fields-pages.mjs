@@ -46,7 +46,12 @@ function measure(label, prepare) {
   prepare(db);
   db.pragma('wal_checkpoint(TRUNCATE)');
   const [{ account_id: account }] = db.prepare('select account_id from custom_fields limit 1').all();
-  const fields = new Map(db.prepare('select key, id from custom_fields').all().map((row) => [row.key, row.id]));
+  const fields = new Map(
+    db
+      .prepare('select key, id from custom_fields')
+      .all()
+      .map((row) => [row.key, row.id]),
+  );
   const insert = db.prepare(
     'insert into custom_field_values (account_id, field_id, object_id, text_value, number_value, amount_value) values (?, ?, ?, ?, ?, ?)',
   );
