@@ -2,7 +2,9 @@
 // every type and tags, on SQLite and on PostgreSQL. Every filter shape's page (p50 and p99 of sequential requests)
 // against the first page's (target ≤ 2×), custom fields' and tags' (tags_any, tags_all), and a create with 10
 // custom fields against one without (target ≥ 0.7× the rate); and a tag's rename (one row, §27).
-// `npm run bench:custom-fields`; CF_ROWS=10000 CF_REQUESTS=20 CF_ENGINE=sqlite for a quick run.
+// `npm run bench:custom-fields`; CF_ROWS=10000 CF_REQUESTS=20 CF_ENGINE=sqlite for a quick run. To profile the
+// creates: CF_CREATES=with (or without) measures only those, CF_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=DIR" gives
+// the server's node flags.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +16,9 @@ import { ROOT, prepare, startBms, stop, work, startPostgresDatabase } from './li
 const ROWS = Number(process.env.CF_ROWS ?? 1_000_000);
 const REQUESTS = Number(process.env.CF_REQUESTS ?? 200);
 const WRITES = Number(process.env.CF_WRITES ?? Math.max(20, REQUESTS));
+/** Which creates to measure: `both` (the ratio), or `with` or `without` custom fields alone (a profile's run). */
+const CREATES = process.env.CF_CREATES ?? 'both';
+const SERVER_FLAGS = (process.env.CF_SERVER_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
 const START = Date.parse('2020-01-01T00:00:00.000Z');
 const REGIONS = ['north', 'south', 'east', 'west', 'centre'];
 const TIERS = ['gold', 'silver', 'bronze'];
@@ -205,12 +210,30 @@ async function renames(base: string, key: string, name: string): Promise<{ p50: 
   return { p50: round(percentile(latencies, 50)), holders: tag.counts.client };
 }
 
+/** The server's CPU time so far, in ms (Linux's /proc; NaN elsewhere): what a busy machine's waits leave out. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /**
- * Creates per second, sequential, with and without ten custom field values. A 503 (the server shedding load) is
- * retried after its Retry-After, as the SDKs do; the time waited counts, and the refusals are reported.
+ * Creates per second, sequential, with and without ten custom field values, and the server's CPU time per create
+ * (µs). A 503 (the server shedding load) is retried after its Retry-After, as the SDKs do; the time waited counts,
+ * and the refusals are reported.
  */
-async function writes(base: string, key: string, custom: boolean): Promise<{ perSecond: number; shed: number }> {
+async function writes(
+  base: string,
+  key: string,
+  custom: boolean,
+  pid: number | undefined,
+): Promise<{ perSecond: number; cpuMicros: number; shed: number }> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const cpuBefore = cpuMs(pid);
   const started = performance.now();
   let shed = 0;
   for (let index = 0; index < WRITES; index += 1) {
@@ -223,7 +246,11 @@ async function writes(base: string, key: string, custom: boolean): Promise<{ per
       await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
     }
   }
-  return { perSecond: round(WRITES / ((performance.now() - started) / 1000), 1), shed };
+  return {
+    perSecond: round(WRITES / ((performance.now() - started) / 1000), 1),
+    cpuMicros: Math.round(((cpuMs(pid) - cpuBefore) * 1000) / WRITES),
+    shed,
+  };
 }
 
 const c = '/v1/clients?limit=25';
@@ -267,7 +294,7 @@ async function runEngine(
     await sql`analyze`.execute(database.db);
   }
   await database.close();
-  const server = await startBms(env);
+  const server = await startBms(env, SERVER_FLAGS);
   const results = [];
   let first: { p50: number; p99: number } | undefined;
   for (const [name, url] of SCENARIOS) {
@@ -281,12 +308,16 @@ async function runEngine(
     });
     console.log(engine, results.at(-1));
   }
-  const without = await writes(server.url, key, false);
-  const withFields = await writes(server.url, key, true);
+  const none = { perSecond: Number.NaN, cpuMicros: Number.NaN, shed: 0 };
+  const pid = server.process.pid;
+  const without = CREATES === 'with' ? none : await writes(server.url, key, false, pid);
+  const withFields = CREATES === 'without' ? none : await writes(server.url, key, true, pid);
   const write = {
     withoutPerSecond: without.perSecond,
     withPerSecond: withFields.perSecond,
     ratio: round(withFields.perSecond / without.perSecond),
+    withoutCpuMicros: without.cpuMicros,
+    withCpuMicros: withFields.cpuMicros,
     shed: without.shed + withFields.shed,
   };
   console.log(engine, 'creates', write);
@@ -309,7 +340,7 @@ function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: R
     lines.push(
       `## ${run.engine}`,
       '',
-      `Seeded in ${run.seedSeconds} s. Creates: ${run.write.withoutPerSecond}/s without, ${run.write.withPerSecond}/s with 10 custom fields (${run.write.ratio}×; ${run.write.shed} refused with 503 and retried). A rename of a tag ${run.rename.holders} clients hold: ${run.rename.p50} ms (p50 of 10).`,
+      `Seeded in ${run.seedSeconds} s. Creates: ${run.write.withoutPerSecond}/s without, ${run.write.withPerSecond}/s with 10 custom fields (${run.write.ratio}×; ${run.write.shed} refused with 503 and retried); the server's CPU a create: ${run.write.withoutCpuMicros} µs without, ${run.write.withCpuMicros} µs with. A rename of a tag ${run.rename.holders} clients hold: ${run.rename.p50} ms (p50 of 10).`,
       '',
     );
     lines.push(

@@ -53,7 +53,7 @@ export {
 export { listByShape } from './list-shapes.js';
 export { migrateToLatest } from './migrate.js';
 export { prepared } from './prepared.js';
-export { preparedInsert } from './prepared-insert.js';
+export { preparedInsert, preparedInsertRows } from './prepared-insert.js';
 export { outboxQueueStats, webhookQueueStats, type QueueStats } from './queue-stats.js';
 export { coalesceSort, SORT_SENTINELS } from './sort-sentinels.js';
 export { BackupError, backupSqlite, restoreSqlite } from './sqlite/sqlite-backup.js';

@@ -9,6 +9,7 @@ import {
   lockedIf,
   type PageRequest,
   prepared,
+  preparedInsertRows,
   runList,
   type SortFields,
   timeBoundConditions,
@@ -37,6 +38,11 @@ const COLUMNS = [
 ] as const;
 
 export const CUSTOM_FIELD_SORTS: SortFields<CustomFieldRow> = timestampSorts<CustomFieldRow>();
+
+/** The value rows' column, and so the index, that holds a field's values by its type: one per row, never null. */
+export function valueColumn(type: string): 'text_value' | 'number_value' | 'amount_value' {
+  return type === 'number' ? 'number_value' : type === 'money' ? 'amount_value' : 'text_value';
+}
 
 /** The table of each kind whose objects carry custom fields. */
 export const KIND_TABLES = {
@@ -180,7 +186,17 @@ export async function optionInUse(db: Executor, accountId: string, fieldId: stri
   return row !== undefined;
 }
 
-/** Replaces an object's value rows of these fields with `rows`. */
+/** One INSERT of a write's value rows, compiled once per row count. */
+const insertValueRows = preparedInsertRows<'custom_field_values', CustomFieldValueRow>('custom_field_values', [
+  'account_id',
+  'field_id',
+  'object_id',
+  'text_value',
+  'number_value',
+  'amount_value',
+]);
+
+/** Replaces an object's value rows of these fields with `rows` (a create's: one INSERT, no delete). */
 export async function replaceValues(
   db: Executor,
   accountId: string,
@@ -195,14 +211,10 @@ export async function replaceValues(
       .where('field_id', 'in', [...fieldIds])
       .where('account_id', '=', accountId)
       .execute();
-  if (rows.length > 0)
-    await db
-      .insertInto('custom_field_values')
-      .values([...rows])
-      .execute();
+  await insertValueRows(db, rows);
 }
 
-/** Every value row of an object of the kind (its delete), deleted fields' too (custom_field_values_field_idx). */
+/** Every value row of an object of the kind (its delete), deleted fields' too (custom_field_values_object_idx). */
 export async function deleteObjectValues(
   db: Executor,
   accountId: string,
@@ -226,18 +238,22 @@ export async function deleteObjectValues(
 export function deletedCustomFields(db: Executor, limit: number) {
   return db
     .selectFrom('custom_fields')
-    .select(['id', 'account_id', 'resource', 'key'])
+    .select(['id', 'account_id', 'resource', 'key', 'type'])
     .where('deleted_at', 'is not', null)
     .orderBy('deleted_at')
     .limit(limit)
     .execute();
 }
 
-/** Up to `limit` objects that still hold a value of the field (custom_field_values_field_idx). */
+/**
+ * Up to `limit` objects that still hold a value of the field, from its value column's index (account_id, field_id,
+ * value, object_id), where every value row of the field is (each row sets exactly its type's column).
+ */
 export async function objectsHoldingField(
   db: Executor,
   accountId: string,
   fieldId: string,
+  type: string,
   limit: number,
 ): Promise<string[]> {
   const rows = await db
@@ -246,7 +262,7 @@ export async function objectsHoldingField(
     .distinct()
     .where('account_id', '=', accountId)
     .where('field_id', '=', fieldId)
-    .orderBy('object_id')
+    .where(valueColumn(type), 'is not', null)
     .limit(limit)
     .execute();
   return rows.map((row) => row.object_id);

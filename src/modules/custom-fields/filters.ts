@@ -1,11 +1,13 @@
 // The custom field filters of a kind's list (docs/api-contract.md §27): `custom_fields.<key>=v` (comma: any of;
 // text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number,
 // money, date; inclusive), at most 3. Each is a list condition (db/list-plan.ts) answered from the value rows'
-// index (account_id, field_id, value, object_id): its range of object ids when it is small, else checked by that
-// index on each row of the sort's walk. Never a read of the objects' JSON.
-import { sql, type SqlBool } from 'kysely';
+// index (account_id, field_id, value, object_id): its range of object ids when it is small, else checked on each
+// row of the sort's walk by that index, or for a range by the object's own entries (account_id, object_id,
+// field_id, values). Never a read of the objects' JSON.
+import { type Expression, sql, type SqlBool } from 'kysely';
 import { type ErrorDetail, validationError } from '../../core/errors.js';
-import { type Condition, type Executor, fenced, WALK_LIMIT } from '../../db/index.js';
+import { type Condition, type Executor, fenced, unindexed, WALK_LIMIT } from '../../db/index.js';
+import { valueColumn } from './custom-fields.repository.js';
 import type { CustomFieldResource } from './custom-fields.schemas.js';
 import { type Definition, readDefinitions } from './definitions.js';
 import { INDEXED_TEXT, isDate } from './values.js';
@@ -34,12 +36,6 @@ export const customFieldFilterOptions = {
     },
   },
 };
-
-type Column = 'text_value' | 'number_value' | 'amount_value';
-
-function columnOf(field: Definition): Column {
-  return field.type === 'number' ? 'number_value' : field.type === 'money' ? 'amount_value' : 'text_value';
-}
 
 /** A filter's value as its value rows hold it, or a problem. */
 function valueOf(field: Definition, text: string): { value: string | number } | { problem: string } {
@@ -123,14 +119,16 @@ export async function customFieldConditions(
 }
 
 function conditionOf(db: Executor, accountId: string, table: string, asked: Asked): Condition {
-  const column = columnOf(asked.field);
+  const column = valueColumn(asked.field.type);
   const value = sql.ref(column);
-  const parts = [sql<SqlBool>`account_id = ${accountId}`, sql<SqlBool>`field_id = ${asked.field.id}`];
-  if (asked.equals) parts.push(sql<SqlBool>`${value} in (${sql.join(asked.equals)})`);
-  if (asked.gte !== undefined) parts.push(sql<SqlBool>`${value} >= ${asked.gte}`);
-  if (asked.lte !== undefined) parts.push(sql<SqlBool>`${value} <= ${asked.lte}`);
-  if (asked.equals === undefined) parts.push(sql<SqlBool>`${value} is not null`);
-  const matches = sql<SqlBool>`${sql.join(parts, sql` and `)}`;
+  const field = sql<SqlBool>`account_id = ${accountId} and field_id = ${asked.field.id}`;
+  const tests: Array<Expression<SqlBool>> = [];
+  if (asked.equals) tests.push(sql<SqlBool>`${value} in (${sql.join(asked.equals)})`);
+  if (asked.gte !== undefined) tests.push(sql<SqlBool>`${value} >= ${asked.gte}`);
+  if (asked.lte !== undefined) tests.push(sql<SqlBool>`${value} <= ${asked.lte}`);
+  if (asked.equals === undefined) tests.push(sql<SqlBool>`${value} is not null`);
+  const test = sql<SqlBool>`${sql.join(tests, sql` and `)}`;
+  const matches = sql<SqlBool>`${field} and ${test}`;
   const rangeOf = (where: typeof matches) =>
     db
       .selectFrom('custom_field_values')
@@ -164,14 +162,16 @@ function conditionOf(db: Executor, accountId: string, table: string, asked: Aske
           .selectAll()
           .limit(sql.lit(WALK_LIMIT + 1))
       : rangeOf(matches);
-  // One row's check: a probe of the index by (account_id, field_id, [value,] object_id). Fenced, so that
-  // PostgreSQL keeps it a probe per row rather than hashing every value row of the field first.
+  // One row's check: values asked, a probe of (account_id, field_id, value, object_id); a range, of (account_id,
+  // object_id, field_id), which holds the value too, so the check reads no table row (the range's test unindexed:
+  // the value's index would read the whole range per row). Fenced, so that PostgreSQL keeps it a probe per row
+  // rather than hashing every value row of the field first.
   const probe = fenced(
     db,
     db
       .selectFrom('custom_field_values')
       .select(sql.lit(1).as('one'))
-      .where(matches)
+      .where(asked.equals ? matches : sql<SqlBool>`${field} and ${unindexed(test)}`)
       .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
   );
   return { column: `custom_fields.${asked.field.key}`, expression: sql<SqlBool>`exists ${probe}`, range };

@@ -28,7 +28,7 @@ export async function purgeDeletedCustomFields(db: Executor): Promise<boolean> {
   if (field === undefined) return false;
   const table = repository.KIND_TABLES[field.resource as CustomFieldResource];
   await db.transaction().execute(async (tx) => {
-    const ids = await repository.objectsHoldingField(tx, field.account_id, field.id, BATCH);
+    const ids = await repository.objectsHoldingField(tx, field.account_id, field.id, field.type, BATCH);
     if (ids.length === 0) {
       await repository.deleteCustomFieldRow(tx, field.id);
       return;

@@ -117,8 +117,19 @@ export function customFieldProblems(
   creating: boolean,
   stored: CustomFieldValues = {},
 ): ErrorDetail[] {
+  return checked(definitions, input, creating, stored).problems;
+}
+
+/** customFieldProblems, and when there are none and values were given, the merged values and their JSON. */
+function checked(
+  definitions: Definitions,
+  input: unknown,
+  creating: boolean,
+  stored: CustomFieldValues,
+): { problems: ErrorDetail[]; merged?: CustomFieldValues; json?: string } {
   const problems: ErrorDetail[] = [];
-  if (input !== undefined && !isObject(input)) return [{ field: 'custom_fields', message: 'must be an object' }];
+  if (input !== undefined && !isObject(input))
+    return { problems: [{ field: 'custom_fields', message: 'must be an object' }] };
   const given = input ?? {};
   for (const [key, value] of Object.entries(given)) {
     const field = definitions.byKey.get(key);
@@ -143,12 +154,12 @@ export function customFieldProblems(
     for (const field of definitions.fields)
       if (field.required && !(field.key in given))
         problems.push({ field: `custom_fields.${field.key}`, message: 'is required' });
-  if (problems.length === 0 && input !== undefined) {
-    const merged = mergeValues(stored, given);
-    if (JSON.stringify(merged).length > MAX_JSON)
-      problems.push({ field: 'custom_fields', message: `must take at most ${MAX_JSON} bytes of JSON altogether` });
-  }
-  return problems;
+  if (problems.length > 0 || input === undefined) return { problems };
+  const merged = mergeValues(stored, given);
+  const json = JSON.stringify(merged);
+  if (json.length > MAX_JSON)
+    problems.push({ field: 'custom_fields', message: `must take at most ${MAX_JSON} bytes of JSON altogether` });
+  return { problems, merged, json };
 }
 
 /** The stored values with the given ones merged in: named keys changed, null (or an empty list) cleared. */
@@ -210,17 +221,16 @@ export async function writeCustomFields(
 ): Promise<string | undefined> {
   const definitions = typeof kind === 'string' ? await readDefinitions(tx.db, tx.accountId, kind) : kind;
   if (input === undefined && !(requireMissing && definitions.fields.some((field) => field.required))) return undefined;
-  const current = storedValues(stored);
-  const problems = customFieldProblems(definitions, input, requireMissing, current);
+  const { problems, merged, json } = checked(definitions, input, requireMissing, storedValues(stored));
   if (problems.length > 0) throw validationError(problems);
-  if (input === undefined || Object.keys(input).length === 0) return creating ? '{}' : undefined;
-  const merged = mergeValues(current, input);
+  if (input === undefined || merged === undefined || Object.keys(input).length === 0)
+    return creating ? '{}' : undefined;
   const named = Object.keys(input).map((key) => definitions.byKey.get(key)!);
   const rows = named.flatMap((field) =>
     merged[field.key] === undefined ? [] : valueRows(tx.accountId, objectId, field, merged[field.key]),
   );
   await repository.replaceValues(tx.db, tx.accountId, objectId, creating ? [] : named.map((field) => field.id), rows);
-  return JSON.stringify(merged);
+  return json;
 }
 
 /** Takes an object's value rows with it (its delete, in the caller's transaction). */
