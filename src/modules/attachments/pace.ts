@@ -1,0 +1,46 @@
+// Uploads give way to other requests (docs/decisions.md, "Attachments: uploads at speed"). Every chunk an upload
+// hashes and checks is synchronous work on the event loop; 20 uploads at once would each take their chunk in
+// every turn of the loop, and another tenant's request would wait behind all of them at each of its steps. So
+// all uploads together take at most TURN_BYTES a turn: past it, a chunk waits for the next turn (its stream stays
+// paused, and TCP holds the sender back), while whatever else is ready runs in between. A lone upload is slowed by
+// a turn per TURN_BYTES at most.
+
+/** Bytes of all uploads together hashed and checked in one turn of the event loop. */
+export const TURN_BYTES = 256 * 1024;
+
+/** Bytes taken since the turn began. */
+let spent = 0;
+/** Chunks waiting for a later turn, in arrival order. */
+const waiting: Array<{ bytes: number; go: () => void }> = [];
+let turnScheduled = false;
+
+/** A new turn (the loop's check phase, after its I/O): the budget is renewed, first to those waiting. */
+function nextTurn(): void {
+  turnScheduled = false;
+  spent = 0;
+  while (waiting.length > 0 && spent < TURN_BYTES) {
+    const next = waiting.shift() as { bytes: number; go: () => void };
+    spent += next.bytes;
+    next.go();
+  }
+  if (spent > 0) scheduleTurn();
+}
+
+function scheduleTurn(): void {
+  if (turnScheduled) return;
+  turnScheduled = true;
+  setImmediate(nextTurn);
+}
+
+/**
+ * Takes `bytes` of this turn's budget: undefined when they may be worked on now, else a promise that resolves in
+ * the turn that has room (none waiting is ever overtaken).
+ */
+export function uploadTurn(bytes: number): Promise<void> | undefined {
+  scheduleTurn();
+  if (waiting.length === 0 && spent < TURN_BYTES) {
+    spent += bytes;
+    return undefined;
+  }
+  return new Promise((go) => waiting.push({ bytes, go }));
+}
