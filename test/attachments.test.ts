@@ -455,6 +455,7 @@ describe('the 25 MiB limit', () => {
           },
         );
         request.on('error', (error) => (abortAt === undefined ? reject(error) : resolve('aborted')));
+        request.on('close', () => abortAt !== undefined && resolve('aborted'));
         let sent = 0;
         const pump = () => {
           while (sent < body.length) {
