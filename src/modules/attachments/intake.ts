@@ -79,9 +79,11 @@ function holdsControl(bytes: Buffer): boolean {
  * chunks is carried over, at most 3 bytes) without control characters but tab, LF and CR. `problem` is the first
  * found.
  */
+const NOTHING = Buffer.alloc(0);
+
 class TextCheck {
   problem: string | undefined;
-  private carried = Buffer.alloc(0);
+  private carried = NOTHING;
 
   write(chunk: Buffer): void {
     if (this.problem !== undefined) return;
@@ -99,7 +101,7 @@ class TextCheck {
     }
     const end = Math.max(start, cutAt(chunk));
     if (!this.judge(chunk.subarray(start, end))) return;
-    this.carried = Buffer.from(chunk.subarray(end));
+    this.carried = end === chunk.length ? NOTHING : Buffer.from(chunk.subarray(end));
   }
 
   end(): void {
