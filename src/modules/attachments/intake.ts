@@ -81,7 +81,7 @@ function holdsControl(bytes: Buffer): boolean {
  */
 const NOTHING = Buffer.alloc(0);
 
-class TextCheck {
+export class TextCheck {
   problem: string | undefined;
   private carried = NOTHING;
 
