@@ -60,18 +60,44 @@ function cutAt(chunk: Buffer): number {
   return chunk.length;
 }
 
-/**
- * Whether valid UTF-8 holds a control character other than tab, LF and CR: C0 and DEL are single bytes, C1
- * (U+0080–U+009F) is 0xC2 then 0x80–0x9F. A scan of the bytes: nothing is decoded.
- */
-function holdsControl(bytes: Buffer): boolean {
-  for (let index = 0; index < bytes.length; index++) {
+/** Whether bytes `from` to `to` hold a control: C0 but tab, LF and CR; DEL; C1 (0xC2 then 0x80–0x9F). */
+function controlIn(bytes: Buffer, from: number, to: number): boolean {
+  for (let index = from; index < to; index++) {
     const byte = bytes[index] as number;
     if (byte < 0x20) {
       if (byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return true;
     } else if (byte === 0x7f || (byte === 0xc2 && (bytes[index + 1] as number) < 0xa0)) return true;
   }
   return false;
+}
+
+/** Each byte of a 32-bit word: 0x20 (a byte below it is C0), 1 (for bytes equal to one), their high bits. */
+const SPACES = 0x20202020;
+const ONES = 0x01010101;
+const HIGH_BITS = 0x80808080 | 0;
+const DELS = 0x7f7f7f7f;
+const C2S = 0xc2c2c2c2 | 0;
+
+/**
+ * Whether valid UTF-8 holds a control character other than tab, LF and CR (see controlIn). Nothing is decoded: the
+ * bytes are read four at a time, and a word is looked at byte by byte only when it may hold one (a byte below
+ * 0x20, which tab, LF and CR are too, or 0x7F or 0xC2: the usual bit tricks, exact as to whether any byte does).
+ */
+function holdsControl(bytes: Buffer): boolean {
+  const start = Math.min(bytes.length, (4 - (bytes.byteOffset & 3)) & 3);
+  if (controlIn(bytes, 0, start)) return true;
+  const count = (bytes.length - start) >> 2;
+  const words = new Int32Array(bytes.buffer, bytes.byteOffset + start, count);
+  for (let index = 0; index < count; index++) {
+    const word = words[index] as number;
+    const del = word ^ DELS;
+    const c2 = word ^ C2S;
+    if (((((word - SPACES) | 0) & ~word) | (((del - ONES) | 0) & ~del) | (((c2 - ONES) | 0) & ~c2)) & HIGH_BITS) {
+      const at = start + index * 4;
+      if (controlIn(bytes, at, at + 4)) return true;
+    }
+  }
+  return controlIn(bytes, start + count * 4, bytes.length);
 }
 
 /**
