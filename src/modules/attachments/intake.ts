@@ -48,8 +48,12 @@ export interface Staged {
   locationRemoved: boolean;
 }
 
-/** A UTF-8 sequence's length by its first byte (a stray continuation byte or 0xF8+ is judged by `isUtf8`). */
-const sequenceLength = (lead: number) => (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1);
+/**
+ * A UTF-8 sequence's length by its first byte; 1 for a byte no sequence starts with (0xC0, 0xC1, 0xF5 and above),
+ * which is then never carried over but judged, and refused, where it stands.
+ */
+const sequenceLength = (lead: number) =>
+  lead >= 0xf5 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 1;
 
 /** Where a UTF-8 sequence that the chunk's end cuts begins (the chunk's length when none is cut). */
 function cutAt(chunk: Buffer): number {
@@ -84,7 +88,9 @@ const C2S = 0xc2c2c2c2 | 0;
  * 0x20, which tab, LF and CR are too, or 0x7F or 0xC2: the usual bit tricks, exact as to whether any byte does).
  */
 function holdsControl(bytes: Buffer): boolean {
-  const start = Math.min(bytes.length, (4 - (bytes.byteOffset & 3)) & 3);
+  // The bytes before the first 4-byte boundary of the underlying memory, then whole words, then the rest.
+  const start = (4 - (bytes.byteOffset & 3)) & 3;
+  if (bytes.length < start + 4) return controlIn(bytes, 0, bytes.length);
   if (controlIn(bytes, 0, start)) return true;
   const count = (bytes.length - start) >> 2;
   const words = new Int32Array(bytes.buffer, bytes.byteOffset + start, count);
