@@ -106,13 +106,13 @@ function holdsControl(bytes: Buffer): boolean {
   return controlIn(bytes, start + count * 4, bytes.length);
 }
 
+const NOTHING = Buffer.alloc(0);
+
 /**
  * Text checked as it streams, chunk by chunk and without decoding it: UTF-8 (`isUtf8`; a sequence cut between two
  * chunks is carried over, at most 3 bytes) without control characters but tab, LF and CR. `problem` is the first
  * found.
  */
-const NOTHING = Buffer.alloc(0);
-
 export class TextCheck {
   problem: string | undefined;
   private carried = NOTHING;

@@ -9,16 +9,16 @@
 // And their chunks are collected as they go. Node's HTTP parser hands each chunk of a body over in a Buffer of its
 // own, outside V8's heap; such memory is freed only by a garbage collection, which the little an upload allocates on
 // the heap seldom causes (V8 forces one only past 64 MB of it): a 25 MiB body stayed in the process, as garbage,
-// until then (measured: RSS up by the body's size). So every COLLECT_BYTES (1 MiB) of uploads, the young generation, where
+// until then (measured: RSS up by the body's size). So every COLLECT_BYTES of uploads, the young generation, where
 // those Buffers are, is collected (a minor collection: well under a millisecond).
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /** Bytes of all uploads together hashed and checked in one turn of the event loop. */
-export const TURN_BYTES = 256 * 1024;
+const TURN_BYTES = 256 * 1024;
 
 /** Bytes of uploads between two collections of the young generation. */
-export const COLLECT_BYTES = 1024 * 1024;
+const COLLECT_BYTES = 1024 * 1024;
 
 /** Bytes taken since the turn began. */
 let spent = 0;
