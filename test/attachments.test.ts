@@ -412,6 +412,122 @@ describe('the 25 MiB limit', () => {
     assert.equal(result.status, 413, result.body);
     assert.equal(JSON.parse(result.body).error.code, 'PAYLOAD_TOO_LARGE');
   });
+
+  describe('at the limit, streamed (another account, so that no other test’s quota sees these bytes)', () => {
+    let bigKey: string;
+    let bigAccount: string;
+    let bigClient: string;
+    const staging = () => path.join(context.directory, 'attachments', '.staging');
+    const stagedNames = () => (fs.existsSync(staging()) ? fs.readdirSync(staging()) : []);
+
+    before(async () => {
+      ({ key: bigKey, accountId: bigAccount } = await context.account('Big Uploads'));
+      bigClient = (await context.request('POST', '/v1/clients', { key: bigKey, body: { name: 'Big' } })).body.data.id;
+    });
+
+    /**
+     * Exactly `size` bytes of UTF-8 text whose characters are 1 to 4 bytes long (é, €, 😀), so that the socket's
+     * chunks cut sequences; `tail` replaces its last bytes.
+     */
+    function text(size: number, tail = Buffer.alloc(0)): Buffer {
+      const line = Buffer.from('date,note\n2026-11-28,é € 😀 ok\t1\r\n', 'utf8');
+      const body = Buffer.alloc(size, 0x20);
+      for (let at = 0; at + line.length <= size; at += line.length) line.copy(body, at);
+      tail.copy(body, size - tail.length);
+      return body;
+    }
+
+    /** Sends `body` over a socket in uneven pieces (Content-Length set); `abortAt` bytes in, the client goes away. */
+    function send(body: Buffer, contentType: string, abortAt?: number) {
+      return new Promise<{ status: number; body: string } | 'aborted'>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: `/v1/attachments?parent_type=client&parent_id=${bigClient}&filename=readings.csv`,
+            method: 'POST',
+            headers: { authorization: `Bearer ${bigKey}`, 'content-type': contentType, 'content-length': body.length },
+          },
+          (response) => {
+            let answer = '';
+            response.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body: answer }));
+          },
+        );
+        request.on('error', (error) => (abortAt === undefined ? reject(error) : resolve('aborted')));
+        request.on('close', () => abortAt !== undefined && resolve('aborted'));
+        let sent = 0;
+        const pump = () => {
+          while (sent < body.length) {
+            if (abortAt !== undefined && sent >= abortAt) {
+              // Gone only once the server has staged what came: the staged file must then be removed.
+              const waitForStaged = () => {
+                if (stagedNames().length > 0) request.destroy();
+                else setTimeout(waitForStaged, 5);
+              };
+              return waitForStaged();
+            }
+            const piece = body.subarray(sent, Math.min(body.length, sent + 100_003));
+            sent += piece.length;
+            if (!request.write(piece)) return void request.once('drain', pump);
+          }
+          request.end();
+        };
+        pump();
+      });
+    }
+
+    async function nothingStaged() {
+      const deadline = Date.now() + 10_000;
+      while (stagedNames().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(stagedNames(), [], 'nothing staged is left');
+    }
+
+    test('a 25 MiB text upload completes: its sha256 and the stored file’s are the bytes sent; nothing is left staged', async () => {
+      const body = text(25 * MiB);
+      assert.equal(body.length, 26_214_400);
+      const result = await send(body, 'text/csv');
+      assert.ok(result !== 'aborted');
+      assert.equal(result.status, 201, result.body);
+      const attachment = JSON.parse(result.body).data;
+      assert.equal(attachment.size_bytes, 26_214_400);
+      assert.equal(attachment.content_type, 'text/csv');
+      assert.equal(attachment.sha256, sha256(body));
+      const stored = fs.readFileSync(path.join(context.directory, 'attachments', bigAccount, attachment.sha256));
+      assert.equal(sha256(stored), sha256(body));
+      await nothingStaged();
+    });
+
+    test('a control character or a cut sequence deep in a large text is 422 on file; nothing is left staged', async () => {
+      const cases: Array<[Buffer, RegExp]> = [
+        [text(3 * MiB, Buffer.from('bell \u0007 at the end\n')), /control/],
+        [text(3 * MiB, Buffer.from('next line \u0085 (C1)\n')), /control/],
+        [text(3 * MiB, Buffer.from([0x61, 0xe2, 0x82])), /UTF-8/],
+        [text(3 * MiB, Buffer.from([0x61, 0xc0, 0xaf, 0x62])), /UTF-8/],
+      ];
+      for (const [body, reason] of cases) {
+        const result = await send(body, 'text/plain');
+        assert.ok(result !== 'aborted');
+        assert.equal(result.status, 422, result.body);
+        const detail = JSON.parse(result.body).error.details[0];
+        assert.equal(detail.field, 'file');
+        assert.match(detail.message, reason);
+      }
+      await nothingStaged();
+    });
+
+    test('a client that goes away mid-upload leaves nothing staged, and no row', async () => {
+      const before = await context.request('GET', `/v1/attachments?parent_type=client&parent_id=${bigClient}`, {
+        key: bigKey,
+      });
+      assert.equal(await send(text(25 * MiB), 'text/csv', 5 * MiB), 'aborted');
+      await nothingStaged();
+      const after = await context.request('GET', `/v1/attachments?parent_type=client&parent_id=${bigClient}`, {
+        key: bigKey,
+      });
+      assert.equal(after.body.data.length, before.body.data.length);
+    });
+  });
 });
 
 describe('download', () => {

@@ -1,0 +1,81 @@
+// What uploads do across the process, per bytes received (docs/decisions.md, "Attachments: uploads at speed").
+//
+// They give way to other requests. Every chunk an upload hashes and checks is synchronous work on the event loop;
+// 20 uploads at once would each take their chunk in every turn of the loop, and another tenant's request would wait
+// behind all of them at each of its steps. So all uploads together take at most TURN_BYTES a turn: past it, a chunk
+// waits for the next turn (its stream stays paused, and TCP holds the sender back), while whatever else is ready
+// runs in between. A lone upload is slowed by a turn per TURN_BYTES at most.
+//
+// And their chunks are collected as they go. Node's HTTP parser hands each chunk of a body over in a Buffer of its
+// own, outside V8's heap; such memory is freed only by a garbage collection, which the little an upload allocates on
+// the heap seldom causes (V8 forces one only past 64 MB of it): a 25 MiB body stayed in the process, as garbage,
+// until then (measured: RSS up by the body's size). So every COLLECT_BYTES of uploads, the young generation, where
+// those Buffers are, is collected (a minor collection: well under a millisecond).
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+/** Bytes of all uploads together hashed and checked in one turn of the event loop. */
+const TURN_BYTES = 256 * 1024;
+
+/** Bytes of uploads between two collections of the young generation. */
+const COLLECT_BYTES = 1024 * 1024;
+
+/** Bytes taken since the turn began. */
+let spent = 0;
+/** Chunks waiting for a later turn, in arrival order. */
+const waiting: Array<{ bytes: number; go: () => void }> = [];
+let turnScheduled = false;
+/** Bytes taken since the last collection. */
+let uncollected = 0;
+let collector: NodeJS.GCFunction | undefined | null = null;
+
+/** V8's `gc`: the process's own when started with --expose-gc, else one exposed now (undefined if it cannot be). */
+function garbageCollector(): NodeJS.GCFunction | undefined {
+  if (collector !== null) return collector;
+  collector = globalThis.gc;
+  if (!collector) {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      collector = vm.runInNewContext('gc') as NodeJS.GCFunction;
+    } catch {
+      collector = undefined;
+    }
+  }
+  return collector;
+}
+
+/** A new turn (the loop's check phase, after its I/O): the budget is renewed, first to those waiting. */
+function nextTurn(): void {
+  turnScheduled = false;
+  spent = 0;
+  while (waiting.length > 0 && spent < TURN_BYTES) {
+    const next = waiting.shift() as { bytes: number; go: () => void };
+    spent += next.bytes;
+    next.go();
+  }
+  if (spent > 0) scheduleTurn();
+}
+
+function scheduleTurn(): void {
+  if (turnScheduled) return;
+  turnScheduled = true;
+  setImmediate(nextTurn);
+}
+
+/**
+ * Takes `bytes` of this turn's budget: undefined when they may be worked on now, else a promise that resolves in
+ * the turn that has room (none waiting is ever overtaken).
+ */
+export function uploadTurn(bytes: number): Promise<void> | undefined {
+  uncollected += bytes;
+  if (uncollected >= COLLECT_BYTES) {
+    uncollected = 0;
+    garbageCollector()?.({ type: 'minor' });
+  }
+  scheduleTurn();
+  if (waiting.length === 0 && spent < TURN_BYTES) {
+    spent += bytes;
+    return undefined;
+  }
+  return new Promise((go) => waiting.push({ bytes, go }));
+}
