@@ -66,7 +66,7 @@ export function bms(args: string[], env: Record<string, string>) {
 }
 
 /** The V8 flag `npm start` passes (package.json): smaller young-generation semi-spaces. */
-export const START_FLAGS = ['--max-semi-space-size=32'];
+export const START_FLAGS = ['--max-semi-space-size=32', '--expose-gc'];
 
 export async function startBms(
   env: Record<string, string>,

@@ -10,9 +10,8 @@
 // own, outside V8's heap; such memory is freed only by a garbage collection, which the little an upload allocates on
 // the heap seldom causes (V8 forces one only past 64 MB of it): a 25 MiB body stayed in the process, as garbage,
 // until then (measured: RSS up by the body's size). So every COLLECT_BYTES of uploads, the young generation, where
-// those Buffers are, is collected (a minor collection: well under a millisecond).
-import v8 from 'node:v8';
-import vm from 'node:vm';
+// those Buffers are, is collected (a minor collection: well under a millisecond). V8's `gc` is there when Node
+// runs with --expose-gc, as `npm start` and docs/deploying.md's unit start it; without it, uploads go on uncollected.
 
 /** Bytes of all uploads together hashed and checked in one turn of the event loop. */
 const TURN_BYTES = 256 * 1024;
@@ -27,23 +26,6 @@ const waiting: Array<{ bytes: number; go: () => void }> = [];
 let turnScheduled = false;
 /** Bytes taken since the last collection. */
 let uncollected = 0;
-let collector: NodeJS.GCFunction | undefined | null = null;
-
-/** V8's `gc`: the process's own when started with --expose-gc, else one exposed now (undefined if it cannot be). */
-function garbageCollector(): NodeJS.GCFunction | undefined {
-  if (collector !== null) return collector;
-  collector = globalThis.gc;
-  if (!collector) {
-    try {
-      v8.setFlagsFromString('--expose-gc');
-      collector = vm.runInNewContext('gc') as NodeJS.GCFunction;
-    } catch {
-      collector = undefined;
-    }
-  }
-  return collector;
-}
-
 /** A new turn (the loop's check phase, after its I/O): the budget is renewed, first to those waiting. */
 function nextTurn(): void {
   turnScheduled = false;
@@ -70,7 +52,7 @@ export function uploadTurn(bytes: number): Promise<void> | undefined {
   uncollected += bytes;
   if (uncollected >= COLLECT_BYTES) {
     uncollected = 0;
-    garbageCollector()?.({ type: 'minor' });
+    globalThis.gc?.({ type: 'minor' });
   }
   scheduleTurn();
   if (waiting.length === 0 && spent < TURN_BYTES) {
