@@ -62,6 +62,7 @@ import * as quoteSignatureSetting from './migrations/20261130100000_quote_signat
 import * as ledgerEntriesByDay from './migrations/20261130120000_ledger_entries_by_day.js';
 import * as ledgerEntryDays from './migrations/20261130120100_ledger_entry_days.js';
 import * as changesByKind from './migrations/20261130160000_changes_by_kind.js';
+import * as reportCoveringIndexes from './migrations/20261130190000_report_covering_indexes.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
@@ -147,6 +148,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261130120000_ledger_entries_by_day': ledgerEntriesByDay,
   '20261130120100_ledger_entry_days': ledgerEntryDays,
   '20261130160000_changes_by_kind': changesByKind,
+  '20261130190000_report_covering_indexes': reportCoveringIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
