@@ -213,7 +213,7 @@ export interface OpenedPiece {
  * profitability, jobs per batch of its rows, sequences per range of the entries after a report's. Tests lower them
  * to walk many pieces.
  */
-export const REPORT_PIECES = { openItems: 2_000, figures: 2_000, jobs: 500, sequences: 5_000 };
+export const REPORT_PIECES = { openItems: 8_000, figures: 8_000, jobs: 500, sequences: 5_000 };
 
 /**
  * The pieces of the items that may be open on `day` (one client's with `clientId`), in the order of the day they
