@@ -89,7 +89,8 @@ async function profile(name: string, run: (ctx: Context, standing: Standing) => 
   const queryMs = chosen.queries.reduce((sum, query) => sum + query.ms, 0);
   console.log(
     `\n## ${name}: ${round(chosen.total)} ms (median of ${times}); queries through Kysely ${round(queryMs)} ms, ` +
-      `idle (turns of the loop) ${round(chosen.idle)} ms, the rest (JavaScript) ${round(chosen.total - queryMs - chosen.idle)} ms`,
+      `idle (turns of the loop) ${round(chosen.idle)} ms, ` +
+      `the rest (JavaScript) ${round(chosen.total - queryMs - chosen.idle)} ms`,
   );
   console.log('| query | runs | rows | Kysely ms | alone ms | as arrays ms |\n|---|---:|---:|---:|---:|---:|');
   for (const [shape, figures] of [...shapes].sort(([, a], [, b]) => b.kysely - a.kysely))

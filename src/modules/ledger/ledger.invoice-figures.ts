@@ -216,7 +216,8 @@ export interface JobPiece {
 /**
  * Per job and currency, the sums of the kept figures of the invoices issued from–to and not void that no entry after
  * `through` moved, summed by the database from the (account, job, currency, …) index alone, which holds every column
- * read, in its order (no row of the table, no sort): one job's with `jobId`, else the jobs of a piece. Invoices without a job are never read.
+ * read, in its order (no row of the table, no sort): one job's with `jobId`, else the jobs of a piece. Invoices
+ * without a job are never read.
  */
 export function jobSumsQuery(db: Executor, accountId: string, bounds: JobBounds, piece?: JobPiece) {
   let query = db
