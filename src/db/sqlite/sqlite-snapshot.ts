@@ -15,8 +15,8 @@ export async function sqliteReadSnapshot<T>(
   if (file === undefined) return work(db);
   const connection = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
   connection.pragma('busy_timeout = 5000');
-  // A report reads in pieces, the same few statements again and again: each is compiled once (a union of a dozen
-  // ranges took longer to compile than to run), its rows read as arrays, and its sorts kept in memory.
+  // A report reads in pieces, the same few statements again and again (a union of a dozen ranges among them): each
+  // is compiled once, its rows read as arrays, and its sorts kept in memory.
   connection.pragma('temp_store = memory');
   const statements = new StatementCache(connection);
   const database = { prepare: (text: string) => statements.prepare(text), close: () => connection.close() };

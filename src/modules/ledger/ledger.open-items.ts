@@ -208,10 +208,10 @@ export interface OpenedPiece {
 }
 
 /**
- * How much a report reads at a time, each piece about 10 ms of SQLite's work at 100,000 invoices, now that its reads
- * come from covering indexes (docs/decisions.md, "Reports: SQLite's aging at speed"): items still open per piece of
- * aging, kept invoice figures per piece of job profitability, jobs per batch of its rows, sequences per range of the
- * entries after a report's. Tests lower them to walk many pieces.
+ * How much a report reads at a time, each piece a few milliseconds of SQLite's work at 100,000 invoices now that its
+ * reads come from covering indexes (docs/decisions.md, "Reports: SQLite's aging at speed"): items still open per
+ * piece of aging, kept invoice figures per piece of job profitability, jobs per batch of its rows, sequences per
+ * range of the entries after a report's. Tests lower them to walk many pieces.
  */
 export const REPORT_PIECES = { openItems: 4_000, figures: 4_000, jobs: 500, sequences: 5_000 };
 
