@@ -26,7 +26,7 @@ import {
   settledOpenInvoicesQuery,
   settledOpenItemSumsQuery,
 } from '../src/modules/ledger/ledger.open-items.js';
-import { jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
+import { figuresMovedAfterQuery, jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { entryDaysAfterQuery } from '../src/modules/ledger/ledger.entry-days.js';
 import { dayRowsQuery, nextCurrencyQuery } from '../src/modules/ledger/ledger.day-rows.js';
 import {
@@ -878,7 +878,8 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
         { after: null, through: ID },
       ),
     'ledger_invoice_figures_account_job_idx',
-    true,
+    // Per job and currency in the index's order: never sorted.
+    false,
   ],
   [
     "job profitability's rows: the account's jobs in the order of their numbers, past the cursor's, never sorted",
@@ -1160,6 +1161,69 @@ function assertReads(text: string, index: string, sorts: boolean, byKey = false)
 describe(`document, payment and event lists on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each from its index`, () => {
   for (const [name, query, index, sorts] of DOCUMENT_CASES) {
     test(name, async () => assertReads(await plan(query()), index, sorts));
+  }
+});
+
+/**
+ * Contract section 24 at scale: aging's and job profitability's reads of many rows come from their index alone, never
+ * a row of the table per item (SQLite: a COVERING INDEX; PostgreSQL: the same index, read alone once it is vacuumed).
+ */
+const COVERING_CASES: Array<[string, () => Compilable, string]> = [
+  [
+    'aged receivables: a piece of the settled items, summed',
+    () =>
+      settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, ['2026-10-22'], undefined, {
+        after: '2026-03-01',
+        through: '2026-06-01',
+      }),
+    'ledger_open_items_account_span_idx',
+  ],
+  [
+    'aged receivables: a piece of the items open on a day, each span class',
+    () =>
+      openItemsOnQuery(db(), documentAccountId, '2026-11-21', undefined, {
+        after: '2026-03-01',
+        through: '2026-06-01',
+      }),
+    'ledger_open_items_account_span_idx',
+  ],
+  [
+    "job profitability: a piece of jobs' kept invoice figures, summed",
+    () =>
+      jobSumsQuery(
+        db(),
+        documentAccountId,
+        { from: '2026-01-01', to: '2026-12-31', through: 1000 },
+        { after: null, through: ID },
+      ),
+    'ledger_invoice_figures_account_job_idx',
+  ],
+  [
+    'an old job profitability: the kept figures an entry after its sequence moved, a range of their last sequences',
+    () => figuresMovedAfterQuery(db(), documentAccountId, 500, 1000),
+    'ledger_invoice_figures_account_sequence_idx',
+  ],
+];
+
+describe(`the reports' reads of many rows on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: from their index alone`, () => {
+  for (const [name, query, index] of COVERING_CASES) {
+    test(name, async () => {
+      const text = await plan(query());
+      const reads = text
+        .split('\n')
+        .filter((line) =>
+          onPostgres
+            ? /Scan (Backward )?(using|on) ledger_(open_items|invoice_figures)_/.test(line)
+            : /(SCAN|SEARCH) ledger_(open_items|invoice_figures)\b/.test(line),
+        );
+      assert.ok(reads.length > 0, text);
+      for (const read of reads)
+        assert.match(
+          read,
+          onPostgres ? new RegExp(`(using|on) ${index}\\b`) : new RegExp(`USING COVERING INDEX ${index}\\b`),
+          text,
+        );
+    });
   }
 });
 

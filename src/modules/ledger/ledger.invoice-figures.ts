@@ -215,8 +215,9 @@ export interface JobPiece {
 
 /**
  * Per job and currency, the sums of the kept figures of the invoices issued from–to and not void that no entry after
- * `through` moved, summed by the database from the (account, job, issue date) index: one job's with `jobId`, else the
- * jobs of a piece. Invoices without a job are never read.
+ * `through` moved, summed by the database from the (account, job, currency, …) index alone, which holds every column
+ * read, in its order (no row of the table, no sort): one job's with `jobId`, else the jobs of a piece. Invoices
+ * without a job are never read.
  */
 export function jobSumsQuery(db: Executor, accountId: string, bounds: JobBounds, piece?: JobPiece) {
   let query = db
@@ -248,7 +249,7 @@ export function jobSumsQuery(db: Executor, accountId: string, bounds: JobBounds,
 
 /**
  * `jobSumsQuery`'s sums a piece at a time: the jobs (by id) whose figures fill about so many keys of the (account,
- * job, issue date) index (`REPORT_PIECES.figures`), each piece's end found by a seek and as many keys. One piece
+ * job, currency, …) index (`REPORT_PIECES.figures`), each piece's end found by a seek and as many keys. One piece
  * for one job.
  */
 export async function* jobSumPieces(db: Executor, accountId: string, bounds: JobBounds): AsyncGenerator<JobSums[]> {
@@ -277,34 +278,30 @@ export async function* jobSumPieces(db: Executor, accountId: string, bounds: Job
   }
 }
 
-/** The kept rows that an entry after `through` moved (their figures at `through` are worked out again). */
+/**
+ * The invoices with a job that an entry after `through` moved (their figures at `through` are worked out again from
+ * their entries): every entry naming an invoice is kept in its row's last sequence, so they are the rows whose last
+ * sequence is past `through`, read by the (account, last sequence) index a range of sequences at a time, never the
+ * later entries themselves (an invoice without a row has no figures at any sequence).
+ */
+export function figuresMovedAfterQuery(db: Executor, accountId: string, from: number, to: number) {
+  return db
+    .selectFrom('ledger_invoice_figures')
+    .select(['invoice_id', 'job_id'])
+    .where('account_id', '=', accountId)
+    .where('last_sequence', '>', from)
+    .where('last_sequence', '<=', to)
+    .where('job_id', 'is not', null);
+}
+
 export async function findInvoiceFiguresMovedAfter(
   db: Executor,
   accountId: string,
   through: number,
-): Promise<{ invoice_id: string; job_id: string | null }[]> {
-  const ids = new Set<string>();
-  for await (const [from, to] of sequenceRangesAfter(db, accountId, through)) {
-    const rows = await db
-      .selectFrom('ledger_entries')
-      .select('invoice_id')
-      .where('account_id', '=', accountId)
-      .where('sequence', '>', from)
-      .where('sequence', '<=', to)
-      .where('invoice_id', 'is not', null)
-      .execute();
-    for (const row of rows) ids.add(row.invoice_id!);
-  }
-  const jobs: { invoice_id: string; job_id: string | null }[] = [];
-  const list = [...ids];
-  for (let start = 0; start < list.length; start += 500) {
-    const found = await db
-      .selectFrom('invoices')
-      .select(['id', 'job_id'])
-      .where('account_id', '=', accountId)
-      .where('id', 'in', list.slice(start, start + 500))
-      .execute();
-    jobs.push(...found.map((row) => ({ invoice_id: row.id, job_id: row.job_id ?? null })));
-  }
-  return jobs;
+): Promise<{ invoice_id: string; job_id: string }[]> {
+  const moved: { invoice_id: string; job_id: string }[] = [];
+  for await (const [from, to] of sequenceRangesAfter(db, accountId, through))
+    for (const row of await figuresMovedAfterQuery(db, accountId, from, to).execute())
+      moved.push({ invoice_id: row.invoice_id, job_id: row.job_id! });
+  return moved;
 }

@@ -77,7 +77,7 @@ export async function jobProfitability(
   }
   // The others: their figures at the sequence, from their entries up to it.
   const moved = (await findInvoiceFiguresMovedAfter(ctx.db, ctx.accountId, standing.sequence)).filter(
-    (invoice) => invoice.job_id !== null && (input.job_id === undefined || invoice.job_id === input.job_id),
+    (invoice) => input.job_id === undefined || invoice.job_id === input.job_id,
   );
   for (let start = 0; start < moved.length; start += 500) {
     const batch = moved.slice(start, start + 500);
@@ -93,7 +93,7 @@ export async function jobProfitability(
       if (invoice.issueDate < input.from || invoice.issueDate > input.to) continue;
       if (input.client_id !== undefined && invoice.clientId !== input.client_id) continue;
       add({
-        job_id: jobId!,
+        job_id: jobId,
         currency: invoice.currency,
         revenue_amount: invoice.net + invoice.credited,
         cost_amount: invoice.cost,

@@ -282,7 +282,11 @@ async function invoicePage(
   let index = 0;
   if (after) while (index < clients.length && compareKeys(clients[index]!, after.slice(0, 2)) < 0) index++;
   const byClient = new Map<string, OpenInvoice[]>();
-  for (const invoice of unsettled) byClient.set(invoice.clientId, [...(byClient.get(invoice.clientId) ?? []), invoice]);
+  for (const invoice of unsettled) {
+    const invoices = byClient.get(invoice.clientId);
+    if (invoices) invoices.push(invoice);
+    else byClient.set(invoice.clientId, [invoice]);
+  }
   const rows: AgingRow[] = [];
   let found = 0;
   while (index < clients.length && found <= standing.limit) {
