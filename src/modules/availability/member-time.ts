@@ -3,7 +3,7 @@
 // visits that are not canceled, the projected occurrences of schedules naming them, and active holds. The
 // commitments are widened by the gap to the slot's place (buffer + travel) and taken out of the stretches, so
 // that a slot's check is one binary search, and a day's free starts are found a free interval at a time.
-import { fromJson } from '../../db/index.js';
+import { fromJson, readsTogether } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import type { BookingSettings } from '../accounts/index.js';
 import { findPropertyPlaces } from '../properties/index.js';
@@ -72,18 +72,20 @@ export async function memberTimes(
   const readFrom = new Date(span.from - DAY).toISOString();
   const readTo = new Date(span.to + DAY).toISOString();
   const now = ctx.clock.now().toISOString();
-  // Sent together: on PostgreSQL the reads share one round trip (a pipeline), not one each.
-  const [exceptions, visits, holds, projected] = await Promise.all([
-    exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
-    repository.visitsOfMembers(
-      ctx.db,
-      ctx.accountId,
-      ids,
-      { from: readFrom, to: readTo, longest: longestVisit },
-      settings.travel.mode !== 'none',
-    ),
-    repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
-    projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED, schedules),
+  // On PostgreSQL the reads share one round trip (a pipeline), not one each; on SQLite other requests run
+  // between them.
+  const [exceptions, visits, holds, projected] = await readsTogether(ctx.db, [
+    () => exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
+    () =>
+      repository.visitsOfMembers(
+        ctx.db,
+        ctx.accountId,
+        ids,
+        { from: readFrom, to: readTo, longest: longestVisit },
+        settings.travel.mode !== 'none',
+      ),
+    () => repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
+    () => projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED, schedules),
   ]);
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);
