@@ -4,7 +4,7 @@
 import { fieldError, validationError, type ErrorDetail } from '../../core/errors.js';
 import { isUuid } from '../../core/deps.js';
 import { addDaysToDate, canonicalTimeZone, daysBetween, normalizedInstant, windowEdge } from '../../core/time.js';
-import { fromJson, type Page } from '../../db/index.js';
+import { fromJson, fromJsonShared, type Page } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import { type BookingSettings, bookingSettings, findAccount } from '../accounts/index.js';
 import { findProducts } from '../catalog/index.js';
@@ -272,7 +272,7 @@ function firstSpanDays(
   for (const member of members) {
     if (seen.has(member.working_hours)) continue;
     seen.add(member.working_hours);
-    const hours = member.working_hours === null ? accountHours : fromJson<WorkingHours>(member.working_hours);
+    const hours = member.working_hours === null ? accountHours : fromJsonShared<WorkingHours>(member.working_hours);
     let starts = 0;
     for (const one of hours) {
       const room = minutesOf(one.end) - minutesOf(one.start) - page.duration;

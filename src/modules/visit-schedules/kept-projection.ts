@@ -9,7 +9,7 @@
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { Temporal } from '@js-temporal/polyfill';
 import { Lru } from '../../core/lru.js';
-import { fromJson, readsHoldTheLoop } from '../../db/index.js';
+import { fromJsonShared, readsHoldTheLoop } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import { durationsOf, inPause, ruleOf } from './materialize.js';
 import { timesOf } from './projection.js';
@@ -181,10 +181,10 @@ export async function projectedCommitments(
   // Each schedule's template is read once, however many of its occurrences the window holds.
   const assignees = new Map<string, string[]>();
   for (const { row, occurrence } of candidates)
-    if (!made.has(`${row.id}|${occurrence.key}`)) {
+    if (made.size === 0 || !made.has(`${row.id}|${occurrence.key}`)) {
       let assigneeIds = assignees.get(row.id);
       if (assigneeIds === undefined) {
-        assigneeIds = fromJson<Template>(row.template).assignee_ids;
+        assigneeIds = fromJsonShared<Template>(row.template).assignee_ids;
         assignees.set(row.id, assigneeIds);
       }
       commitments.push({
