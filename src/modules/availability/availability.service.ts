@@ -216,13 +216,19 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
     let endDate = date;
     for (let day = 0; day < spanDays; day++) endDate = days.nextDate(endDate);
     const spanEnd = Math.min(window.to, days.midnight(zone, endDate));
+    // The members' time over the span's local days whole (a day's crew order counts its commitments all day)
+    // and the last slot's end.
+    const dayAfter = days.nextDate(days.dateOf(zone, spanEnd - 1));
     const times = await memberTimes(
       ctx,
       members,
       account.hours,
       settings,
       place,
-      { from: spanStart, to: spanEnd + duration * MINUTE },
+      {
+        from: Math.min(spanStart, days.midnight(zone, date)),
+        to: Math.max(spanEnd + duration * MINUTE, days.midnight(zone, dayAfter)),
+      },
       days,
       { schedules, longestVisit },
     );

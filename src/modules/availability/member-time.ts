@@ -90,10 +90,11 @@ export async function memberTimes(
   const ids = members.map((member) => member.id);
   const from = new Date(span.from).toISOString();
   const to = new Date(span.to).toISOString();
-  // Commitments a gap away may still touch the span: read a day around it (a gap of more than a day, a
-  // straight line of thousands of km, is not looked for).
-  const readFrom = new Date(span.from - DAY).toISOString();
-  const readTo = new Date(span.to + DAY).toISOString();
+  // Commitments a gap away may still touch the span: with a buffer or travel, read a day around it (a gap of
+  // more than a day, a straight line of thousands of km, is not looked for); with neither, only what overlaps it.
+  const margin = settings.buffer_minutes > 0 || settings.travel.mode !== 'none' ? DAY : 0;
+  const readFrom = new Date(span.from - margin).toISOString();
+  const readTo = new Date(span.to + margin).toISOString();
   const now = ctx.clock.now().toISOString();
   // On PostgreSQL the reads share one round trip (a pipeline), not one each; on SQLite other requests run
   // between them.
@@ -108,7 +109,7 @@ export async function memberTimes(
         settings.travel.mode !== 'none',
       ),
     () => repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
-    () => projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED, schedules),
+    () => projectedCommitments(ctx, ids, { from: span.from - margin, to: span.to + margin }, MAX_PROJECTED, schedules),
   ]);
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);

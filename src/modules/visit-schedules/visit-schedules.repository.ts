@@ -313,10 +313,16 @@ export async function schedulesToProject(
  * What availability's kept projection (kept-projection.ts) reads of a schedule: the fields its occurrences follow
  * from, its template (the assignees) and its job's property; nothing the calendar's projection shows besides.
  */
-export type KeptScheduleRow = Pick<
-  VisitScheduleRow,
-  'id' | 'recurrence' | 'duration_minutes' | 'duration_days' | 'template' | 'paused_from' | 'paused_until'
-> & { property_id: string | null };
+const KEPT_COLUMNS = [
+  'id',
+  'recurrence',
+  'duration_minutes',
+  'duration_days',
+  'template',
+  'paused_from',
+  'paused_until',
+] as const;
+export type KeptScheduleRow = Pick<VisitScheduleRow, (typeof KEPT_COLUMNS)[number]> & { property_id: string | null };
 
 /** The open schedules naming any of `members` (as `schedulesToProject` finds them), with those columns only. */
 export async function schedulesToKeep(db: Executor, accountId: string, members: string[]): Promise<KeptScheduleRow[]> {
@@ -330,16 +336,8 @@ export function keptSchedulesQuery(db: Executor, accountId: string, ids: string[
   return db
     .selectFrom('visit_schedules')
     .innerJoin('jobs', 'jobs.id', 'visit_schedules.job_id')
-    .select([
-      'visit_schedules.id as id',
-      'visit_schedules.recurrence as recurrence',
-      'visit_schedules.duration_minutes as duration_minutes',
-      'visit_schedules.duration_days as duration_days',
-      'visit_schedules.template as template',
-      'visit_schedules.paused_from as paused_from',
-      'visit_schedules.paused_until as paused_until',
-      'jobs.property_id as property_id',
-    ])
+    .select(KEPT_COLUMNS.map((column) => `visit_schedules.${column}` as const))
+    .select('jobs.property_id as property_id')
     .where('visit_schedules.account_id', '=', accountId)
     .where('visit_schedules.status', '<>', 'ended')
     .where('visit_schedules.id', 'in', ids)
