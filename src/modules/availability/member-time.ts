@@ -27,7 +27,7 @@ const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
  * three times faster than Date.parse, which a query runs twice for each of thousands of visits. Anything else,
  * and the years before 100 (which Date.UTC would read as 19xx), through Date.parse.
  */
-export function instantOf(text: string): number {
+function instantOf(text: string): number {
   if (text.length !== 24 || text.charCodeAt(23) !== 90 || text.charCodeAt(10) !== 84) return Date.parse(text);
   const year = digit(text, 0) * 1000 + digit(text, 1) * 100 + digit(text, 2) * 10 + digit(text, 3);
   if (year < 100) return Date.parse(text);
