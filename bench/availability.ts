@@ -5,7 +5,7 @@
 // server while each is asked. Targets: availability ≤ 5× the visit page (median and p99); no hold over 50 ms.
 // `npm run build && node --import tsx bench/availability.ts`; AVAILABILITY_VISITS, AVAILABILITY_SCHEDULES,
 // AVAILABILITY_REQUESTS, SCALE_ENGINE (sqlite | postgres); AVAILABILITY_CPU_PROF, a folder for the server's CPU
-// profile (written when it stops).
+// profiles (written when it stops; one folder per engine, the largest file the server's main thread).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -190,9 +190,9 @@ async function runEngine(
   const server = await startBms({ ...env, BENCH_LOOP_FILE: loopFile }, [
     '--import',
     path.join(ROOT, 'bench/loop-delay.mjs'),
-    ...(profile
-      ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=availability-${engine}.cpuprofile`]
-      : []),
+    // A folder per engine and Node's own file names: the server's worker threads write profiles of their own,
+    // which one fixed name would let overwrite the main thread's (the largest file is the server's).
+    ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profile, engine)}`] : []),
   ]);
   const database = openDatabase(config);
   const started = performance.now();

@@ -57,6 +57,7 @@ import { listVisitsPlan, VISIT_SORTS, type VisitFilters } from '../src/modules/v
 import { listProductsPlan, PRODUCT_SORTS } from '../src/modules/catalog/products.repository.js';
 import {
   listSchedulesPlan,
+  keptSchedulesQuery,
   materializedAmongQuery,
   SCHEDULE_SORTS,
   schedulesOfMembersQuery,
@@ -1791,6 +1792,16 @@ describe(`visit schedules and their projection on ${onPostgres ? 'PostgreSQL' : 
     );
     assertReads(text, 'visit_schedules_pkey', false, true);
     assertReads(text, 'jobs_pkey', false, true);
+    // Availability's kept projection reads the same schedules, fewer columns, the same way.
+    const kept = await plan(
+      keptSchedulesQuery(
+        db,
+        schedulesAccountId,
+        schedules.filter((_, index) => index % 10 === 0),
+      ),
+    );
+    assertReads(kept, 'visit_schedules_pkey', false, true);
+    assertReads(kept, 'jobs_pkey', false, true);
   });
   test("the projection, the whole account: a range of one of the account's indexes", async () => {
     const text = await plan(schedulesToProjectQuery(context.database.db, schedulesAccountId, {}));

@@ -1,6 +1,7 @@
 // What the two engines do differently, each difference said once here by what it does, so that code above
 // db/ never asks which engine it runs on (docs/architecture.md, "The db face"). The engine-specific halves live
 // in the wings (db/sqlite/, db/postgres/) or, when a line long, here.
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { sql, type RawBuilder } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import { POSTGRES_TEXT_SEARCH } from './postgres/text-search.js';
@@ -69,6 +70,34 @@ export function keepsDerivedColumns(db: Executor): boolean {
  */
 export function readsCommittedVersions(db: Executor): boolean {
   return readStatements(db) !== undefined;
+}
+
+/**
+ * Whether each read on `db` holds the event loop until its rows are in (SQLite's read connection, outside a
+ * transaction; better-sqlite3 reads synchronously): a long series of reads lets other requests in between them.
+ * False on PostgreSQL, whose reads wait on the socket, and in a transaction, which must not be drawn out.
+ */
+export function readsHoldTheLoop(db: Executor): boolean {
+  return readStatements(db) !== undefined;
+}
+
+/**
+ * Runs independent reads: on PostgreSQL sent together (they share the pipeline's round trip); where each read
+ * holds the event loop (`readsHoldTheLoop`), one after another with other requests let in before each, so that
+ * one request never holds the loop for all of them at once. The answers come back in the reads' order.
+ */
+export async function readsTogether<T extends readonly unknown[] | []>(
+  db: Executor,
+  reads: { [K in keyof T]: () => Promise<T[K]> },
+): Promise<T> {
+  const all = reads as unknown as ReadonlyArray<() => Promise<unknown>>;
+  if (!readsHoldTheLoop(db)) return (await Promise.all(all.map((read) => read()))) as unknown as T;
+  const answers: unknown[] = [];
+  for (const read of all) {
+    await yieldTurn();
+    answers.push(await read());
+  }
+  return answers as unknown as T;
 }
 
 /**

@@ -12,6 +12,8 @@ export {
   oneLargeWriteAtATime,
   orderedJsonArray,
   readsCommittedVersions,
+  readsHoldTheLoop,
+  readsTogether,
   survivingFailure,
   textSearch,
 } from './engine.js';

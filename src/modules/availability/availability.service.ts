@@ -4,12 +4,12 @@
 import { fieldError, validationError, type ErrorDetail } from '../../core/errors.js';
 import { isUuid } from '../../core/deps.js';
 import { addDaysToDate, canonicalTimeZone, daysBetween, normalizedInstant, windowEdge } from '../../core/time.js';
-import { fromJson, type Page } from '../../db/index.js';
+import { fromJson, fromJsonShared, type Page } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import { type BookingSettings, bookingSettings, findAccount } from '../accounts/index.js';
 import { findProducts } from '../catalog/index.js';
 import { findPropertyPlaces } from '../properties/index.js';
-import type { WorkingHours } from '../shared/index.js';
+import { minutesOf, type WorkingHours } from '../shared/index.js';
 import { type BookingMember, findBookingMembers } from '../team-members/index.js';
 import type { ScheduleReads } from '../visit-schedules/index.js';
 import { longestVisitMinutes } from '../visits/index.js';
@@ -206,22 +206,29 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
   const slots: Slot[] = [];
   const schedules: ScheduleReads = {};
   // The window is read a span at a time, each ending at a local midnight, and reading stops once the page is
-  // full: a page costs the commitments of the days it covers, not of the whole window. The first span is 7 days;
-  // the next are as long as the slots found so far say the page still needs, and a day more (twice as long
-  // while none is found): a page that needs the whole window reads it in two spans, not three or four.
+  // full: a page costs the commitments of the days it covers, not of the whole window. The first span is as
+  // long as the members' weekly hours say the page needs (at least 7 days); the next are as long as the slots
+  // found so far say the page still needs, and a day more (twice as long while none is found): a page that
+  // needs the whole window reads it in two spans, not three or four.
   let date = days.dateOf(zone, first);
-  let spanDays = 7;
+  let spanDays = firstSpanDays(members, account.hours, { limit, step, duration });
   for (let spanStart = first, daysRead = 0; spanStart < window.to && slots.length <= limit; ) {
     let endDate = date;
     for (let day = 0; day < spanDays; day++) endDate = days.nextDate(endDate);
     const spanEnd = Math.min(window.to, days.midnight(zone, endDate));
+    // The members' time over the span's local days whole (a day's crew order counts its commitments all day)
+    // and the last slot's end.
+    const dayAfter = days.nextDate(days.dateOf(zone, spanEnd - 1));
     const times = await memberTimes(
       ctx,
       members,
       account.hours,
       settings,
       place,
-      { from: spanStart, to: spanEnd + duration * MINUTE },
+      {
+        from: Math.min(spanStart, days.midnight(zone, date)),
+        to: Math.max(spanEnd + duration * MINUTE, days.midnight(zone, dayAfter)),
+      },
       days,
       { schedules, longestVisit },
     );
@@ -250,6 +257,38 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
     hasMore,
     nextCursor: hasMore && last ? cursorOf(Date.parse(last.start_at)) : null,
   };
+}
+
+const FIRST_SPAN_DAYS = 7;
+
+/**
+ * How many days the first span reads: enough for the page and a day more by the members' weekly hours alone, at
+ * least 7 (at most the window). The starts a week of each member's hours can hold, on the busiest shape of
+ * hours, say how many days give `limit + 1` slots while nobody is committed; commitments may leave the page
+ * short, and the next span reads the rest. An estimate only: a span's length never changes an answer, only how
+ * many spans a page is read in (each span pays the reads and the projection again).
+ */
+function firstSpanDays(
+  members: BookingMember[],
+  accountHours: WorkingHours,
+  page: { limit: number; step: number; duration: number },
+): number {
+  let perWeek = 0;
+  const seen = new Set<string | null>();
+  for (const member of members) {
+    if (seen.has(member.working_hours)) continue;
+    seen.add(member.working_hours);
+    const hours = member.working_hours === null ? accountHours : fromJsonShared<WorkingHours>(member.working_hours);
+    let starts = 0;
+    for (const one of hours) {
+      const room = minutesOf(one.end) - minutesOf(one.start) - page.duration;
+      if (room >= 0) starts += Math.floor(room / page.step) + 1;
+    }
+    perWeek = Math.max(perWeek, starts);
+  }
+  if (perWeek === 0) return FIRST_SPAN_DAYS;
+  const days = Math.ceil(((page.limit + 1) * 7) / perWeek) + 1;
+  return Math.min(MAX_WINDOW_DAYS, Math.max(FIRST_SPAN_DAYS, days));
 }
 
 interface SlotShape {

@@ -136,7 +136,8 @@ export function travelMinutes(travel: Travel, a: Place, b: Place): number {
   return Math.ceil((haversineKm(a.location, b.location) / travel.speed_kmh) * 60);
 }
 
-/** A commitment widened by its gap to the slot's place on both sides. */
+/** A commitment widened by its gap to the slot's place on both sides (itself with no gap: merge copies). */
 export function widened(commitment: Interval, gapMinutes: number): Interval {
+  if (gapMinutes === 0) return commitment;
   return { start: commitment.start - gapMinutes * MINUTE, end: commitment.end + gapMinutes * MINUTE };
 }

@@ -3,7 +3,7 @@
 // visits that are not canceled, the projected occurrences of schedules naming them, and active holds. The
 // commitments are widened by the gap to the slot's place (buffer + travel) and taken out of the stretches, so
 // that a slot's check is one binary search, and a day's free starts are found a free interval at a time.
-import { fromJson } from '../../db/index.js';
+import { fromJsonShared, readsTogether } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import type { BookingSettings } from '../accounts/index.js';
 import { findPropertyPlaces } from '../properties/index.js';
@@ -18,6 +18,29 @@ import type { LocalDays } from './local-days.js';
 /** Most projected occurrences one query counts: a month of a thousand weekly schedules is about 4,500. */
 const MAX_PROJECTED = 20_000;
 const DAY = 86_400_000;
+
+/** The digit at `at` of `text` (a character code less 48). */
+const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
+
+/**
+ * Epoch ms of a stored instant, `YYYY-MM-DDTHH:MM:SS.mmmZ` (how both engines keep `*_at`), by arithmetic: about
+ * three times faster than Date.parse, which a query runs twice for each of thousands of visits. Anything else,
+ * and the years before 100 (which Date.UTC would read as 19xx), through Date.parse.
+ */
+function instantOf(text: string): number {
+  if (text.length !== 24 || text.charCodeAt(23) !== 90 || text.charCodeAt(10) !== 84) return Date.parse(text);
+  const year = digit(text, 0) * 1000 + digit(text, 1) * 100 + digit(text, 2) * 10 + digit(text, 3);
+  if (year < 100) return Date.parse(text);
+  return Date.UTC(
+    year,
+    digit(text, 5) * 10 + digit(text, 6) - 1,
+    digit(text, 8) * 10 + digit(text, 9),
+    digit(text, 11) * 10 + digit(text, 12),
+    digit(text, 14) * 10 + digit(text, 15),
+    digit(text, 17) * 10 + digit(text, 18),
+    digit(text, 20) * 100 + digit(text, 21) * 10 + digit(text, 22),
+  );
+}
 
 export type CommitmentKind = 'visit' | 'hold';
 
@@ -67,30 +90,33 @@ export async function memberTimes(
   const ids = members.map((member) => member.id);
   const from = new Date(span.from).toISOString();
   const to = new Date(span.to).toISOString();
-  // Commitments a gap away may still touch the span: read a day around it (a gap of more than a day, a
-  // straight line of thousands of km, is not looked for).
-  const readFrom = new Date(span.from - DAY).toISOString();
-  const readTo = new Date(span.to + DAY).toISOString();
+  // Commitments a gap away may still touch the span: with a buffer or travel, read a day around it (a gap of
+  // more than a day, a straight line of thousands of km, is not looked for); with neither, only what overlaps it.
+  const margin = settings.buffer_minutes > 0 || settings.travel.mode !== 'none' ? DAY : 0;
+  const readFrom = new Date(span.from - margin).toISOString();
+  const readTo = new Date(span.to + margin).toISOString();
   const now = ctx.clock.now().toISOString();
-  // Sent together: on PostgreSQL the reads share one round trip (a pipeline), not one each.
-  const [exceptions, visits, holds, projected] = await Promise.all([
-    exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
-    repository.visitsOfMembers(
-      ctx.db,
-      ctx.accountId,
-      ids,
-      { from: readFrom, to: readTo, longest: longestVisit },
-      settings.travel.mode !== 'none',
-    ),
-    repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
-    projectedCommitments(ctx, ids, { from: span.from - DAY, to: span.to + DAY }, MAX_PROJECTED, schedules),
+  // On PostgreSQL the reads share one round trip (a pipeline), not one each; on SQLite other requests run
+  // between them.
+  const [exceptions, visits, holds, projected] = await readsTogether(ctx.db, [
+    () => exceptionsOfMembers(ctx.db, ctx.accountId, ids, from, to),
+    () =>
+      repository.visitsOfMembers(
+        ctx.db,
+        ctx.accountId,
+        ids,
+        { from: readFrom, to: readTo, longest: longestVisit },
+        settings.travel.mode !== 'none',
+      ),
+    () => repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
+    () => projectedCommitments(ctx, ids, { from: span.from - margin, to: span.to + margin }, MAX_PROJECTED, schedules),
   ]);
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);
   for (const visit of visits)
     add(visit.team_member_id, {
-      start: Date.parse(visit.start_at),
-      end: Date.parse(visit.end_at),
+      start: instantOf(visit.start_at),
+      end: instantOf(visit.end_at),
       kind: 'visit',
       id: visit.visit_id,
       property_id: visit.property_id,
@@ -99,8 +125,8 @@ export async function memberTimes(
   for (const hold of holds)
     if (hold.hold_id !== skipHold)
       add(hold.team_member_id, {
-        start: Date.parse(hold.start_at),
-        end: Date.parse(hold.end_at),
+        start: instantOf(hold.start_at),
+        end: instantOf(hold.end_at),
         kind: 'hold',
         id: hold.hold_id,
         property_id: hold.property_id,
@@ -137,14 +163,14 @@ export async function memberTimes(
     // Outside a transaction (a query, not a hold or booking), other requests run between every ten members.
     if (!ctx.db.isTransaction && index % 10 === 9) await new Promise<void>((resolve) => setImmediate(resolve));
     const zone = member.timezone;
-    const hoursOf = member.working_hours === null ? accountHours : fromJson<WorkingHours>(member.working_hours);
+    const hoursOf = member.working_hours === null ? accountHours : fromJsonShared<WorkingHours>(member.working_hours);
     // The local dates of the span on the member's clock, a day each side (hours past midnight, zones apart).
     const first = days.dateOf(zone, span.from - DAY);
     const last = days.dateOf(zone, span.to + DAY);
     const own = exceptions.filter((one) => one.team_member_id === member.id);
     const interval = (one: { start_at: string; end_at: string }) => ({
-      start: Date.parse(one.start_at),
-      end: Date.parse(one.end_at),
+      start: instantOf(one.start_at),
+      end: instantOf(one.end_at),
     });
     const shape = `${zone}|${member.working_hours ?? ''}`;
     let weekly = weeklyByShape.get(shape);

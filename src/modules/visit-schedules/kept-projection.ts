@@ -6,9 +6,10 @@
 // is seen at the next query. What may change without the row (exdates, visits made, moved or canceled, the job's
 // property, the template's assignees, the status) is never kept. The zone's rules are the runtime's, fixed
 // while it runs. A query answers exactly what the calendar's `include_projected` (projection.ts) would.
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { Temporal } from '@js-temporal/polyfill';
 import { Lru } from '../../core/lru.js';
-import { fromJson } from '../../db/index.js';
+import { fromJsonShared, readsHoldTheLoop } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 import { durationsOf, inPause, ruleOf } from './materialize.js';
 import { timesOf } from './projection.js';
@@ -21,7 +22,6 @@ const HOUR = 3_600_000;
 const BLOCK = 7 * 24 * HOUR;
 /** Outside a transaction, other requests run between every this many schedules. */
 const TURN = 100;
-const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A projected occurrence as a commitment of the members its schedule's template names. */
 export interface ProjectedCommitment {
@@ -42,7 +42,7 @@ interface Occurrence {
 
 /** What a schedule's kept blocks follow from: the copy is used only while the row read now has these. */
 type Stamp = Pick<
-  repository.ProjectableSchedule,
+  repository.KeptScheduleRow,
   'recurrence' | 'duration_minutes' | 'duration_days' | 'paused_from' | 'paused_until'
 >;
 
@@ -62,7 +62,7 @@ const sameStamp = (a: Stamp, b: Stamp) =>
   a.paused_until === b.paused_until;
 
 /** The schedule's kept blocks, emptied when the row's fields are no longer the ones they were made from. */
-function keptOf(row: repository.ProjectableSchedule): KeptSchedule {
+function keptOf(row: repository.KeptScheduleRow): KeptSchedule {
   const found = kept.get(row.id);
   if (found !== undefined && sameStamp(found, row)) return found;
   const fresh: KeptSchedule = {
@@ -91,7 +91,7 @@ function daysOfBlock(zone: string, block: number): [number, number] {
 }
 
 /** The occurrences of a schedule starting in a block, neither paused nor outside the years 0001–9999, by start. */
-function occurrencesIn(row: repository.ProjectableSchedule, block: number): Occurrence[] {
+function occurrencesIn(row: repository.KeptScheduleRow, block: number): Occurrence[] {
   const rule = ruleOf(row, []);
   const durations = durationsOf(row);
   const [fromDay, toDay] = daysOfBlock(rule.timezone, block);
@@ -108,7 +108,7 @@ function occurrencesIn(row: repository.ProjectableSchedule, block: number): Occu
 }
 
 /** How long before a window an occurrence of the schedule may start and still overlap it. */
-const lookbackOf = (row: repository.ProjectableSchedule) =>
+const lookbackOf = (row: repository.KeptScheduleRow) =>
   row.duration_days !== null
     ? (Number(row.duration_days) * 24 + 2) * HOUR
     : Number(row.duration_minutes) * 60_000 + HOUR;
@@ -118,7 +118,7 @@ const lookbackOf = (row: repository.ProjectableSchedule) =>
  * window it projects: pass the same object for every span of one query, and for one query only.
  */
 export interface ScheduleReads {
-  schedules?: repository.ProjectableSchedule[];
+  schedules?: repository.KeptScheduleRow[];
   exdates?: Map<string, string[]>;
 }
 
@@ -134,17 +134,25 @@ export async function projectedCommitments(
   reads: ScheduleReads = {},
 ): Promise<ProjectedCommitment[]> {
   if (memberIds.length === 0) return [];
-  reads.schedules ??= await repository.schedulesToProject(ctx.db, ctx.accountId, { assignee_ids: memberIds });
+  // Where each read holds the event loop (SQLite), other requests run between them.
+  const readTurn = readsHoldTheLoop(ctx.db) ? yieldTurn : () => undefined;
+  if (reads.schedules === undefined) {
+    reads.schedules = await repository.schedulesToKeep(ctx.db, ctx.accountId, memberIds);
+    await readTurn();
+  }
   const schedules = reads.schedules;
   if (schedules.length === 0) return [];
-  reads.exdates ??= await repository.exdatesOf(
-    ctx.db,
-    ctx.accountId,
-    schedules.map((row) => row.id),
-  );
+  if (reads.exdates === undefined) {
+    reads.exdates = await repository.exdatesOf(
+      ctx.db,
+      ctx.accountId,
+      schedules.map((row) => row.id),
+    );
+    await readTurn();
+  }
   const exdates = reads.exdates;
   const inTurns = !ctx.db.isTransaction;
-  const candidates: Array<{ row: repository.ProjectableSchedule; occurrence: Occurrence }> = [];
+  const candidates: Array<{ row: repository.KeptScheduleRow; occurrence: Occurrence }> = [];
   for (const [index, row] of schedules.entries()) {
     if (inTurns && index % TURN === TURN - 1) await yieldTurn();
     const copy = keptOf(row);
@@ -163,6 +171,7 @@ export async function projectedCommitments(
     }
   }
   if (candidates.length === 0) return [];
+  await readTurn();
   const made = await repository.materializedAmong(
     ctx.db,
     [...new Set(candidates.map((one) => one.row.id))],
@@ -172,10 +181,10 @@ export async function projectedCommitments(
   // Each schedule's template is read once, however many of its occurrences the window holds.
   const assignees = new Map<string, string[]>();
   for (const { row, occurrence } of candidates)
-    if (!made.has(`${row.id}|${occurrence.key}`)) {
+    if (made.size === 0 || !made.has(`${row.id}|${occurrence.key}`)) {
       let assigneeIds = assignees.get(row.id);
       if (assigneeIds === undefined) {
-        assigneeIds = fromJson<Template>(row.template).assignee_ids;
+        assigneeIds = fromJsonShared<Template>(row.template).assignee_ids;
         assignees.set(row.id, assigneeIds);
       }
       commitments.push({

@@ -21,11 +21,11 @@ import type { Template } from './visit-schedules.schemas.js';
 
 export const MAX_AHEAD = 500;
 
-export function ruleOf(row: VisitScheduleRow, exdates: string[]): Recurrence {
+export function ruleOf(row: Pick<VisitScheduleRow, 'recurrence'>, exdates: string[]): Recurrence {
   return { ...fromJson<Omit<Recurrence, 'exdates'>>(row.recurrence), exdates };
 }
 
-export const durationsOf = (row: VisitScheduleRow) => ({
+export const durationsOf = (row: Pick<VisitScheduleRow, 'duration_minutes' | 'duration_days'>) => ({
   duration_minutes: row.duration_minutes === null ? null : Number(row.duration_minutes),
   duration_days: row.duration_days === null ? null : Number(row.duration_days),
 });

@@ -309,6 +309,41 @@ export async function schedulesToProject(
   ).execute()) as ProjectableSchedule[];
 }
 
+/**
+ * What availability's kept projection (kept-projection.ts) reads of a schedule: the fields its occurrences follow
+ * from, its template (the assignees) and its job's property; nothing the calendar's projection shows besides.
+ */
+const KEPT_COLUMNS = [
+  'id',
+  'recurrence',
+  'duration_minutes',
+  'duration_days',
+  'template',
+  'paused_from',
+  'paused_until',
+] as const;
+export type KeptScheduleRow = Pick<VisitScheduleRow, (typeof KEPT_COLUMNS)[number]> & { property_id: string | null };
+
+/** The open schedules naming any of `members` (as `schedulesToProject` finds them), with those columns only. */
+export async function schedulesToKeep(db: Executor, accountId: string, members: string[]): Promise<KeptScheduleRow[]> {
+  const ids = (await schedulesOfMembersQuery(db, accountId, members).execute()).map((row) => row.schedule_id);
+  if (ids.length === 0) return [];
+  return (await keptSchedulesQuery(db, accountId, ids.slice(0, 1000)).execute()) as KeptScheduleRow[];
+}
+
+/** The open schedules among `ids`, each read by its key with its job's property. */
+export function keptSchedulesQuery(db: Executor, accountId: string, ids: string[]) {
+  return db
+    .selectFrom('visit_schedules')
+    .innerJoin('jobs', 'jobs.id', 'visit_schedules.job_id')
+    .select(KEPT_COLUMNS.map((column) => `visit_schedules.${column}` as const))
+    .select('jobs.property_id as property_id')
+    .where('visit_schedules.account_id', '=', accountId)
+    .where('visit_schedules.status', '<>', 'ended')
+    .where('visit_schedules.id', 'in', ids)
+    .limit(1000);
+}
+
 /** The schedules whose template names any of `members`, from the members' index. */
 export function schedulesOfMembersQuery(db: Executor, accountId: string, members: string[]) {
   return db
