@@ -37,6 +37,11 @@ export interface Row {
 let nextPort = 41_000 + Math.floor(Math.random() * 1000);
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+// The work folder holds databases of up to several GB (1,000,000 clients with ten custom fields: 5.7 GB) and the
+// servers' logs: removed at exit, so that runs do not fill the disk; BENCH_KEEP_WORK=1 keeps it to look into.
+process.on('exit', () => {
+  if (process.env.BENCH_KEEP_WORK !== '1') fs.rmSync(work, { recursive: true, force: true });
+});
 
 export async function waitForHttp(url: string): Promise<void> {
   // BENCH_START_TIMEOUT_MS: longer on a machine busy with other work, where a start can take over 30 s.
