@@ -9,6 +9,7 @@ import { openDatabase } from '../src/db/database.js';
 import { OutboxWorker, type OutboxWorkerOptions } from '../src/workers/outbox-worker.js';
 import { fileTransport, smtpTransport, type MailTransport } from '../src/mail/transports.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
+import { eventually } from './helpers/patience.js';
 import { pdfText, startSmtpServer, type TestSmtpServer } from './helpers/smtp.js';
 
 const clock = new ManualClock(new Date('2026-11-21T10:00:00.000Z'));
@@ -451,6 +452,11 @@ describe('delivery', () => {
     first.start();
     second.start();
     const mails = await smtp.waitFor(20);
+    // A worker logs a delivery after it has marked the message delivered, which can come after the server has it.
+    await eventually(
+      () => delivered[0]! + delivered[1]! >= 20,
+      () => `the workers logged ${delivered.join(' + ')} deliveries of 20`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     await Promise.all([first.stop(), second.stop()]);
     smtp.delayMs = 0;
