@@ -65,6 +65,29 @@ test('a list filtered by a custom field or a tag answers the rows as they now ar
     ],
   });
 
+  // Other sorts, a page of one at a time (the cursor), twice: the rows in the sort's order.
+  for (const [query, names] of [
+    ['custom_fields.region=north&sort=name', ['Ada', 'Cy']],
+    ['custom_fields.region=north&sort=-name', ['Cy', 'Ada']],
+    ['tags_any=vip&sort=updated_at', ['Ada', 'Cy']],
+    ['custom_fields.visits.gte=3&sort=created_at', ['Ada', 'Bob', 'Cy']],
+  ] as const)
+    for (let time = 0; time < 2; time++) {
+      const seen: string[] = [];
+      let cursor = '';
+      for (;;) {
+        const page = await api(
+          'GET',
+          `/v1/clients?${query}&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        assert.equal(page.status, 200, JSON.stringify(page.body));
+        seen.push(...page.body.data.map((client: any) => client.name));
+        if (!page.body.meta.pagination.has_more) break;
+        cursor = page.body.meta.pagination.next_cursor;
+      }
+      assert.deepEqual(seen, names, query);
+    }
+
   // A PUT of a value: Ada leaves the north and passes 5 visits.
   assert.equal((await api('PUT', `/v1/clients/${ada}`, { custom_fields: { region: 'East', visits: 6 } })).status, 200);
   // By hand in SQL: Bob's visits become 4 (the row's JSON and its value row, as BMS writes them).
