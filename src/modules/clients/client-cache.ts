@@ -278,7 +278,7 @@ export async function listClientRecords(
 ): Promise<Listed<PresentableClient>> {
   const definitions = await clientDefinitions(db, accountId);
   const copies = copiesIn(db);
-  if (copies !== undefined && filters.q === undefined && filters.email === undefined && filters.custom === undefined) {
+  if (copies !== undefined && filters.q === undefined && filters.email === undefined) {
     const listed = await repository.listClientVersions(db, accountId, filters, page);
     const found = await copiesOfRows(db, accountId, listed.rows, copies, true, definitions);
     if (found) return { rows: found.map((copy) => copy.record), resumeAfter: listed.resumeAfter };

@@ -322,13 +322,21 @@ const listValues = (accountId: string, filters: ClientFilters) => ({
   external_id: filters.external_id,
 });
 
-/** SQLite: a page of a list without `q` or `email` as its rows' ids and versions (client-cache.ts). */
+/**
+ * SQLite: a page of a list without `q` or `email` as its rows' ids and versions (client-cache.ts), custom field
+ * and tag filters among them: the same plan as the rows' (the same indexes), reading three columns a row.
+ */
 export function listClientVersions(
   db: Executor,
   accountId: string,
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ): Promise<Listed<VersionedClient>> {
+  // Custom field and tag filters: not a compiled shape (their values are the fields' own), planned each time.
+  if (filters.custom !== undefined)
+    return runList(clientListPlan(db, accountId, filters, page, 'versions')) as unknown as Promise<
+      Listed<VersionedClient>
+    >;
   return listClientVersionsByShape(db, listValues(accountId, filters), page as unknown as PageRequest<VersionedClient>);
 }
 
