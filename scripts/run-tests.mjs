@@ -120,6 +120,8 @@ function runPass(name, env) {
       [
         '--enable-source-maps',
         '--test',
+        // A group's process ends when its last file has; a handle a failed test left open does not keep it.
+        ...(fast ? ['--test-force-exit'] : []),
         `--test-concurrency=${concurrency}`,
         '--test-reporter=tap',
         '--test-reporter-destination=stdout',

@@ -442,8 +442,11 @@ describe('delivery', () => {
     const secondDatabase = openDatabase(context.config.database);
     const secondTransport = smtpTransport(smtp.url);
     const delivered = [0, 0];
+    const troubles: string[] = [];
+    const noted = (fields: unknown, message?: string) => void troubles.push(`${message} ${JSON.stringify(fields)}`);
     const counting = (index: number) => ({
-      ...quietLog,
+      warn: noted,
+      error: noted,
       info: (_fields: unknown, message?: string) =>
         void (message === 'outbox: delivered' && (delivered[index] = (delivered[index] ?? 0) + 1)),
     });
@@ -455,7 +458,7 @@ describe('delivery', () => {
     // A worker logs a delivery after it has marked the message delivered, which can come after the server has it.
     await eventually(
       () => delivered[0]! + delivered[1]! >= 20,
-      () => `the workers logged ${delivered.join(' + ')} deliveries of 20`,
+      () => `the workers logged ${delivered.join(' + ')} deliveries of 20; warnings and errors: ${troubles.join('; ')}`,
     );
     await new Promise((resolve) => setTimeout(resolve, 200));
     await Promise.all([first.stop(), second.stop()]);
