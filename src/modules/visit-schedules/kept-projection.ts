@@ -63,7 +63,8 @@ const sameStamp = (a: Stamp, b: Stamp) =>
 
 /** The schedule's kept blocks, emptied when the row's fields are no longer the ones they were made from. */
 function keptOf(row: repository.KeptScheduleRow): KeptSchedule {
-  const found = kept.get(row.id);
+  // peek, not get: a hit does not reorder the map, a thousand times a span (the oldest schedule goes first).
+  const found = kept.peek(row.id);
   if (found !== undefined && sameStamp(found, row)) return found;
   const fresh: KeptSchedule = {
     recurrence: row.recurrence,
@@ -120,6 +121,8 @@ const lookbackOf = (row: repository.KeptScheduleRow) =>
 export interface ScheduleReads {
   schedules?: repository.KeptScheduleRow[];
   exdates?: Map<string, string[]>;
+  /** Each schedule's template's assignees, parsed once per query (by schedule id). */
+  assignees?: Map<string, string[]>;
 }
 
 /**
@@ -152,11 +155,18 @@ export async function projectedCommitments(
   }
   const exdates = reads.exdates;
   const inTurns = !ctx.db.isTransaction;
-  const candidates: Array<{ row: repository.KeptScheduleRow; occurrence: Occurrence }> = [];
-  for (const [index, row] of schedules.entries()) {
+  // The candidates as two arrays side by side (a row and an occurrence at each index), with the schedules they
+  // come from and their keys: no object per candidate, and no list made again from the candidates to read them.
+  const rows: repository.KeptScheduleRow[] = [];
+  const occurrencesFound: Occurrence[] = [];
+  const keys: string[] = [];
+  const ids: string[] = [];
+  for (let index = 0; index < schedules.length; index++) {
     if (inTurns && index % TURN === TURN - 1) await yieldTurn();
+    const row = schedules[index] as repository.KeptScheduleRow;
     const copy = keptOf(row);
     const skipped = exdates.get(row.id) ?? [];
+    const before = rows.length;
     const last = Math.floor((window.to - 1) / BLOCK);
     for (let block = Math.floor((window.from - lookbackOf(row)) / BLOCK); block <= last; block++) {
       let occurrences = copy.blocks.get(block);
@@ -166,21 +176,24 @@ export async function projectedCommitments(
         if (kept.peek(row.id) === copy) kept.resize(row.id, copy.blocks.size);
       }
       for (const occurrence of occurrences)
-        if (occurrence.start < window.to && occurrence.end > window.from && !skipped.includes(occurrence.key))
-          candidates.push({ row, occurrence });
+        if (occurrence.start < window.to && occurrence.end > window.from && !skipped.includes(occurrence.key)) {
+          rows.push(row);
+          occurrencesFound.push(occurrence);
+          keys.push(occurrence.key);
+        }
     }
+    if (rows.length > before) ids.push(row.id);
   }
-  if (candidates.length === 0) return [];
+  if (rows.length === 0) return [];
   await readTurn();
-  const made = await repository.materializedAmong(
-    ctx.db,
-    [...new Set(candidates.map((one) => one.row.id))],
-    candidates.map((one) => one.occurrence.key),
-  );
+  const made = await repository.materializedAmong(ctx.db, ids, keys);
   const commitments: ProjectedCommitment[] = [];
-  // Each schedule's template is read once, however many of its occurrences the window holds.
-  const assignees = new Map<string, string[]>();
-  for (const { row, occurrence } of candidates)
+  // Each schedule's template is read once a query, however many of its occurrences the window holds.
+  reads.assignees ??= new Map<string, string[]>();
+  const assignees = reads.assignees;
+  for (let at = 0; at < rows.length; at++) {
+    const row = rows[at] as repository.KeptScheduleRow;
+    const occurrence = occurrencesFound[at] as Occurrence;
     if (made.size === 0 || !made.has(`${row.id}|${occurrence.key}`)) {
       let assigneeIds = assignees.get(row.id);
       if (assigneeIds === undefined) {
@@ -196,6 +209,7 @@ export async function projectedCommitments(
         assignee_ids: assigneeIds,
       });
     }
+  }
   commitments.sort(
     (a, b) => a.start - b.start || (a.schedule_id < b.schedule_id ? -1 : a.schedule_id > b.schedule_id ? 1 : 0),
   );
