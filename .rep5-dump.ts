@@ -1,0 +1,18 @@
+import fs from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Tables } from './src/db/types.js';
+import { lastEntrySequence } from './src/modules/ledger/index.js';
+import { agedReceivables } from './src/modules/reports/reports.receivables.js';
+const file = process.argv[2]!; const asOf = process.argv[3]; const out = process.argv[4]!; const frac = Number(process.argv[5] ?? 1); const groupBy = process.argv[6];
+const connection = new SqliteDatabase(file, { readonly: true });
+const queries: { sql: string; parameters: unknown[] }[] = [];
+const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: connection }), log: (e) => { if (e.level === 'query') queries.push({ sql: e.query.sql, parameters: [...e.query.parameters] }); } });
+const account = connection.prepare('select id from accounts order by created_at desc limit 1').get() as { id: string };
+const sequence = Math.floor((await lastEntrySequence(db, account.id)) * frac);
+queries.length = 0;
+const standing = { currency: 'USD', timezone: 'UTC', sequence, today: new Date().toISOString().slice(0, 10), after: null, limit: 100, computedAt: 'x' };
+const report = await agedReceivables({ db, accountId: account.id } as never, standing, { as_of: asOf === '-' ? undefined : asOf, group_by: groupBy } as never);
+fs.writeFileSync(out, JSON.stringify(queries));
+fs.writeFileSync(out + '.answer', JSON.stringify(report));
+console.log(queries.length, 'queries');
