@@ -1,6 +1,6 @@
-// The still-open items' client index on a database with kept open items, on both engines: up adds a partial index of
-// the still-open class led by the client, holding every column aging reads of such an item; the kept rows are
-// untouched and aging's sums read them through it, a column per bucket, in the clients' order; down drops it.
+// The still-open items' client index on a database with kept open items, on both engines: up adds, on SQLite, a
+// partial index of the still-open class led by the client, holding every column aging reads of such an item; the
+// kept rows are untouched and aging's sums read them, a column per bucket, in the clients' order; down drops it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
@@ -84,8 +84,12 @@ test('the still-open items are indexed by client over kept rows, which aging sum
       .execute();
 
     assert.ok((await database.migrateToLatest()).includes(MIGRATION));
-    assert.match(await definitionOf(db), /\(account_id, client_id, currency, kind, opened_on, last_entry_on/);
-    assert.match(await definitionOf(db), /where \(?span_class = 99\)?/i);
+    // SQLite only: PostgreSQL reads them by its span indexes, as before.
+    if (onPostgres) assert.equal(await definitionOf(db), '');
+    else {
+      assert.match(await definitionOf(db), /\(account_id, client_id, currency, kind, opened_on, last_entry_on/);
+      assert.match(await definitionOf(db), /where span_class = 99/i);
+    }
     const sums = await settledOpenItemSumsQuery(database.db, ACCOUNT, '2026-11-15', 10, ['2026-10-16']).execute();
     assert.deepEqual(
       sums.map((row) => [row.client_id, ...[row.bucket_0, row.bucket_1, row.bucket_2, row.count].map(Number)]),
