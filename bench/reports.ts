@@ -27,7 +27,7 @@ import { keepDayTotals } from '../src/modules/ledger/ledger.day-totals.js';
 import { keepEntryDays } from '../src/modules/ledger/ledger.entry-days.js';
 import { keepInvoiceFigures } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { keepOpenItems } from '../src/modules/ledger/ledger.open-items.js';
-import { api, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js';
+import { api, cpuMs, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js';
 
 const INVOICES = Number(process.env.REPORTS_INVOICES ?? 100_000);
 const REQUESTS = Number(process.env.REPORTS_REQUESTS ?? 30);
@@ -249,17 +249,6 @@ async function readLoop(loopFile: string): Promise<{ maxMs: number }> {
       if (attempt === 50) throw error;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-  }
-}
-
-/** The server's CPU time so far, in ms (Linux's /proc; NaN elsewhere): what a busy machine's waits leave out. */
-function cpuMs(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
   }
 }
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { settledOpenItemSumsQuery, stillOpenMovedAfterQuery } from '../src/modules/ledger/ledger.open-items.js';
 import { onPostgres } from './helpers/database.js';
-import { migratableDatabase } from './helpers/migration.js';
+import { insertOldAccount, migratableDatabase } from './helpers/migration.js';
 
 const ACCOUNT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9a31';
 const CLIENTS = ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9b31', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9b32'];
@@ -33,8 +33,7 @@ test('the still-open items are indexed by client over kept rows, which aging sum
     await database.migrateTo(database.before(MIGRATION));
     const db = database.db as never as Kysely<any>;
     const now = '2026-11-01T08:00:00.000Z';
-    await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
-      values (${ACCOUNT}, ${'Old books'}, ${'USD'}, ${30}, ${now}, ${now})`.execute(db);
+    await insertOldAccount(database.db, ACCOUNT, 'Old books', now);
     const item = (index: number, fields: Record<string, unknown>) => ({
       account_id: ACCOUNT,
       kind: 'invoice',
