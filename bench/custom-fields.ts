@@ -11,7 +11,7 @@ import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { SQLITE_CLEAR_QUEUED, SQLITE_INDEX_QUEUED } from '../src/db/client-search.js';
 import { openDatabase, type Database } from '../src/db/database.js';
-import { ROOT, prepare, startBms, stop, work, startPostgresDatabase } from './lib.js';
+import { cpuMs, ROOT, prepare, startBms, stop, work, startPostgresDatabase } from './lib.js';
 
 const ROWS = Number(process.env.CF_ROWS ?? 1_000_000);
 const REQUESTS = Number(process.env.CF_REQUESTS ?? 200);
@@ -208,17 +208,6 @@ async function renames(base: string, key: string, name: string): Promise<{ p50: 
   }
   latencies.sort((a, b) => a - b);
   return { p50: round(percentile(latencies, 50)), holders: tag.counts.client };
-}
-
-/** The server's CPU time so far, in ms (Linux's /proc; NaN elsewhere): what a busy machine's waits leave out. */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /**

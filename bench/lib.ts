@@ -76,26 +76,23 @@ export const START_FLAGS = ['--max-semi-space-size=32', '--expose-gc'];
 export async function startBms(
   env: Record<string, string>,
   nodeOptions: string[] = [],
+  entry = process.env.BENCH_MAIN ?? path.join(ROOT, 'dist/main.js'),
 ): Promise<{ url: string; process: ChildProcess }> {
   const port = nextPort++;
   const log = fs.openSync(path.join(work, `bms-${port}.log`), 'w');
   // As in production (`npm start`): info logging (to a file, as a log shipper would read it), durable storage.
-  // BENCH_MAIN: another build's entry (e.g. an older commit's dist/main.js), for a before-and-after in one run.
-  const child = spawn(
-    process.execPath,
-    [...START_FLAGS, ...nodeOptions, process.env.BENCH_MAIN ?? path.join(ROOT, 'dist/main.js')],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'info',
-        PORT: String(port),
-        OUTBOX_DIR: path.join(work, 'outbox'),
-        ...env,
-      },
-      stdio: ['ignore', log, log],
+  // BENCH_MAIN (or `entry`): another build's entry (e.g. an older commit's dist/main.js), for a before and after.
+  const child = spawn(process.execPath, [...START_FLAGS, ...nodeOptions, entry], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      OUTBOX_DIR: path.join(work, 'outbox'),
+      ...env,
     },
-  );
+    stdio: ['ignore', log, log],
+  });
   children.push(child);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health`);
@@ -375,4 +372,15 @@ export async function stop(child: ChildProcess) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
+}
+
+/** A process's CPU time so far, in ms (Linux's /proc; NaN elsewhere): what a busy machine's waits leave out. */
+export function cpuMs(pid: number | undefined): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -12,6 +12,10 @@
 // cursors): a keyset cursor, so the last page costs what the first does.
 // `npm run bench:reports`; REPORTS_INVOICES (the size: default 100000; a few hundred proves it runs),
 // REPORTS_REQUESTS (30), SCALE_ENGINE (sqlite | postgres). Only the 100,000-invoice run writes bench/results.
+// REPORTS_CASES (a regular expression: only the requests it matches, beside the invoice page). REPORTS_AGAINST
+// (another build's dist/main.js, e.g. a copy of the commit before a change): on the same seeded database, the
+// requests are asked of this build and of that one in turns, REPORTS_ROUNDS (2) times each, so that a before and
+// an after are measured minutes apart at the same load. Each request also reports the server's CPU time per request.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +27,7 @@ import { keepDayTotals } from '../src/modules/ledger/ledger.day-totals.js';
 import { keepEntryDays } from '../src/modules/ledger/ledger.entry-days.js';
 import { keepInvoiceFigures } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { keepOpenItems } from '../src/modules/ledger/ledger.open-items.js';
-import { api, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js';
+import { api, cpuMs, prepare, ROOT, startBms, stop, work, onEachEngine } from './lib.js';
 
 const INVOICES = Number(process.env.REPORTS_INVOICES ?? 100_000);
 const REQUESTS = Number(process.env.REPORTS_REQUESTS ?? 30);
@@ -253,6 +257,7 @@ async function measure(base: string, key: string, url: string, pid: number, loop
   for (let warm = 0; warm < 3; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
+  const cpuBefore = cpuMs(pid);
   const latencies: number[] = [];
   let non200 = 0;
   for (let request = 0; request < REQUESTS; request++) {
@@ -265,6 +270,7 @@ async function measure(base: string, key: string, url: string, pid: number, loop
       if (non200 === 1) console.error(url, response.status, text.slice(0, 300));
     }
   }
+  const cpuPerRequest = (cpuMs(pid) - cpuBefore) / REQUESTS;
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
   const loop = await readLoop(loopFile);
@@ -272,6 +278,7 @@ async function measure(base: string, key: string, url: string, pid: number, loop
   return {
     p50: round(percentile(latencies, 50)),
     p99: round(percentile(latencies, 99)),
+    cpuMs: round(cpuPerRequest, 1),
     non200,
     loopMaxMs: round(loop.maxMs),
   };
@@ -288,6 +295,15 @@ async function lastCursorOf(base: string, key: string, url: string): Promise<str
   }
 }
 
+const CASES = process.env.REPORTS_CASES === undefined ? null : new RegExp(process.env.REPORTS_CASES);
+const AGAINST = process.env.REPORTS_AGAINST;
+const ROUNDS = AGAINST === undefined ? 1 : Number(process.env.REPORTS_ROUNDS ?? 2);
+
+/** A production-configured server of this build (or `entry`'s) with the event-loop probe. */
+function startServer(env: Record<string, string>, loopFile: string, entry?: string) {
+  return startBms({ ...env, BENCH_LOOP_FILE: loopFile }, ['--import', path.join(ROOT, 'bench/loop-delay.mjs')], entry);
+}
+
 async function runEngine(
   engine: 'SQLite' | 'PostgreSQL',
   env: Record<string, string>,
@@ -295,10 +311,7 @@ async function runEngine(
 ) {
   const seeded = await prepare(env);
   const loopFile = path.join(work, `reports-loop-${engine}.json`);
-  const server = await startBms({ ...env, BENCH_LOOP_FILE: loopFile }, [
-    '--import',
-    path.join(ROOT, 'bench/loop-delay.mjs'),
-  ]);
+  let server = await startServer(env, loopFile);
   const database = openDatabase(config);
   const started = performance.now();
   const clients = await seed(database, server.url, seeded.key, seeded.accountId);
@@ -306,14 +319,14 @@ async function runEngine(
   const { sql } = await import('kysely');
   if (engine === 'PostgreSQL') await sql`vacuum (analyze)`.execute(database.db);
   else await sql`analyze`.execute(database.db);
+  await database.close();
   console.log(
     `${engine}: seeded ${INVOICES} invoices with their payments, credit notes and entries in ${seedSeconds} s`,
   );
-  const pid = server.process.pid as number;
   const asOf = dayBefore(120);
   const statement = `/v1/reports/client-statement?client_id=${clients[7]}&from=${dayBefore(400)}&to=${TODAY}&limit=10`;
   const lastPage = await lastCursorOf(server.url, seeded.key, statement);
-  const cases: [string, string][] = [
+  const all: [string, string][] = [
     ['invoices page (baseline)', '/v1/invoices?limit=100'],
     ['aged receivables by client', `/v1/reports/aged-receivables?as_of=${asOf}`],
     ['aged receivables by invoice', `/v1/reports/aged-receivables?as_of=${asOf}&group_by=invoice`],
@@ -336,24 +349,33 @@ async function runEngine(
     ['aged receivables today', '/v1/reports/aged-receivables'],
     ['job profitability, a year', `/v1/reports/job-profitability?from=${dayBefore(365)}&to=${TODAY}`],
   ];
-  const results = [];
-  for (const [name, url] of cases)
-    results.push({ name, ...(await measure(server.url, seeded.key, url, pid, loopFile)) });
-  await stop(server.process);
-  await database.close();
-  const baseline = results[0]!;
-  const rows = results.map((result) => ({
-    ...result,
-    ratioP50: round(result.p50 / baseline.p50),
-    ratioP99: round(result.p99 / baseline.p99),
-  }));
-  console.log(JSON.stringify({ engine, seedSeconds, rows }));
-  return { engine, seedSeconds, rows };
+  const cases = all.filter(([name], index) => index === 0 || CASES === null || CASES.test(name));
+  const builds = AGAINST === undefined ? [undefined] : [undefined, AGAINST];
+  const runs = [];
+  for (let turn = 0; turn < ROUNDS * builds.length; turn++) {
+    const build = builds[turn % builds.length];
+    if (turn > 0) server = await startServer(env, loopFile, build);
+    const pid = server.process.pid as number;
+    const results = [];
+    for (const [name, url] of cases)
+      results.push({ name, ...(await measure(server.url, seeded.key, url, pid, loopFile)) });
+    await stop(server.process);
+    const baseline = results[0]!;
+    const rows = results.map((result) => ({
+      ...result,
+      ratioP50: round(result.p50 / baseline.p50),
+      ratioP99: round(result.p99 / baseline.p99),
+    }));
+    const label = `${engine}${build === undefined ? '' : ' (against)'}`;
+    console.log(JSON.stringify({ engine: label, seedSeconds, load: os.loadavg()[0], rows }));
+    runs.push({ engine: label, seedSeconds, rows });
+  }
+  return runs;
 }
 
 async function main() {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version };
-  const runs = await onEachEngine('reports', runEngine);
+  const runs = (await onEachEngine('reports', runEngine)).flat();
   const lines = [
     '# Reports benchmark',
     '',
@@ -361,12 +383,12 @@ async function main() {
     '',
     `${INVOICES} invoices (their payments, credit notes and ledger entries) in one account; ${REQUESTS} sequential requests each. Each report's JSON page against GET /v1/invoices?limit=100. Target: ratio ≤ 10 at p50 and p99.`,
     '',
-    '| engine | request | p50 / p99 ms | ratio p50 / p99 | longest hold ms | non-200 |',
-    '|---|---|---:|---:|---:|---:|',
+    '| engine | request | p50 / p99 ms | ratio p50 / p99 | CPU ms a request | longest hold ms | non-200 |',
+    '|---|---|---:|---:|---:|---:|---:|',
     ...runs.flatMap((run) =>
       run.rows.map(
         (row) =>
-          `| ${run.engine} | ${row.name} | ${row.p50} / ${row.p99} | ${row.ratioP50} / ${row.ratioP99} | ${row.loopMaxMs} | ${row.non200} |`,
+          `| ${run.engine} | ${row.name} | ${row.p50} / ${row.p99} | ${row.ratioP50} / ${row.ratioP99} | ${row.cpuMs} | ${row.loopMaxMs} | ${row.non200} |`,
       ),
     ),
     '',

@@ -25,6 +25,7 @@ import {
   openItemsOnQuery,
   settledOpenInvoicesQuery,
   settledOpenItemSumsQuery,
+  stillOpenMovedAfterQuery,
 } from '../src/modules/ledger/ledger.open-items.js';
 import { figuresMovedAfterQuery, jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { entryDaysAfterQuery } from '../src/modules/ledger/ledger.entry-days.js';
@@ -385,6 +386,15 @@ describe(`a batch's new client search rows on ${onPostgres ? 'PostgreSQL' : 'SQL
 });
 
 const ID = '0195d1f0-0000-7000-8000-000000000001';
+/**
+ * Aging's reads of the still-open items: SQLite's partial index of them in their clients' order; PostgreSQL, which
+ * has none (its aging met the target), reads them by its span indexes.
+ */
+const STILL_OPEN_INDEX = onPostgres
+  ? 'ledger_open_items_account_(client_)?span_idx'
+  : 'ledger_open_items_still_open_client_idx';
+/** A piece of the clients whose open items the setup wrote (aging reads the still-open items a piece at a time). */
+const PIECE = { after: '019a8f4e-7c1a-7d2b-9a42-000000000010', through: '019a8f4e-7c1a-7d2b-9a42-000000000050' };
 const db = () => context.database.db;
 /**
  * [what the list is asked, its query, the one index every read of the table must use (by name, stated
@@ -802,10 +812,16 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     false,
   ],
   [
-    'aged receivables: the items still open with nothing after the day, summed per client and bucket from a range of the still-open class',
+    'aged receivables: the items still open with nothing after the day, summed per client with a column per bucket from the still-open index, in its order (never sorted)',
     () => settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, ['2026-10-22', '2026-09-22']),
-    'ledger_open_items_account_span_idx',
-    true,
+    STILL_OPEN_INDEX,
+    false,
+  ],
+  [
+    'aged receivables: the still-open items with an entry after the day, from the still-open index',
+    () => stillOpenMovedAfterQuery(db(), documentAccountId, '2026-11-21'),
+    STILL_OPEN_INDEX,
+    false,
   ],
   [
     "aged receivables by invoice: a page's clients' open invoices with nothing after the day, a range of each client's",
@@ -826,8 +842,8 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
   [
     "a client statement's balances: the client's items with nothing after the day, summed",
     () => settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, [], ID),
-    'ledger_open_items_account_client_span_idx',
-    true,
+    STILL_OPEN_INDEX,
+    false,
   ],
   [
     "a client statement's first page of lines: the client's entries by day, in order",
@@ -901,24 +917,26 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
     false,
   ],
   [
-    'aged receivables: a piece of the items open on a day, a range of each span class',
-    () =>
-      openItemsOnQuery(db(), documentAccountId, '2026-11-21', undefined, {
-        after: '2026-03-01',
-        through: '2026-06-01',
-      }),
-    'ledger_open_items_account_span_idx',
+    "aged receivables: a piece of clients' still-open items with an entry after the day, a range of the still-open index",
+    () => stillOpenMovedAfterQuery(db(), documentAccountId, '2026-11-21', undefined, PIECE),
+    STILL_OPEN_INDEX,
     false,
   ],
   [
-    'aged receivables: a piece of the settled items, summed',
+    "aged receivables: a piece of clients' settled items, summed in the still-open index's order",
+    () => settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, ['2026-10-22'], undefined, PIECE),
+    STILL_OPEN_INDEX,
+    false,
+  ],
+  [
+    'aged receivables: the first and the last piece of clients, summed in the same order',
     () =>
       settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, ['2026-10-22'], undefined, {
-        after: '2026-03-01',
-        through: '2026-06-01',
+        after: PIECE.through,
+        through: null,
       }),
-    'ledger_open_items_account_span_idx',
-    true,
+    STILL_OPEN_INDEX,
+    false,
   ],
   [
     'job profitability of one job: its kept invoice figures',
@@ -1171,21 +1189,18 @@ describe(`document, payment and event lists on ${onPostgres ? 'PostgreSQL' : 'SQ
  */
 const COVERING_CASES: Array<[string, () => Compilable, string]> = [
   [
-    'aged receivables: a piece of the settled items, summed',
-    () =>
-      settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, ['2026-10-22'], undefined, {
-        after: '2026-03-01',
-        through: '2026-06-01',
-      }),
-    'ledger_open_items_account_span_idx',
+    "aged receivables: a piece of clients' settled items, summed",
+    () => settledOpenItemSumsQuery(db(), documentAccountId, '2026-11-21', 1000, ['2026-10-22'], undefined, PIECE),
+    STILL_OPEN_INDEX,
   ],
   [
-    'aged receivables: a piece of the items open on a day, each span class',
-    () =>
-      openItemsOnQuery(db(), documentAccountId, '2026-11-21', undefined, {
-        after: '2026-03-01',
-        through: '2026-06-01',
-      }),
+    "aged receivables: a piece of clients' still-open items with an entry after the day",
+    () => stillOpenMovedAfterQuery(db(), documentAccountId, '2026-11-21', undefined, PIECE),
+    STILL_OPEN_INDEX,
+  ],
+  [
+    'aged receivables: the closed spans that may be open on a day, each span class',
+    () => openItemsOnQuery(db(), documentAccountId, '2026-11-21'),
     'ledger_open_items_account_span_idx',
   ],
   [

@@ -5,8 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../src/core/errors.js';
 import fc from 'fast-check';
+import { Temporal } from '@js-temporal/polyfill';
 import {
   canonicalTimeZone,
+  dateOfDayNumber,
+  dayNumber,
   elapsedMinutes,
   instantToLocal,
   localToInstant,
@@ -263,4 +266,22 @@ test('an instant as the API answers it reads as the same instant written with an
   assert.equal(elapsedMinutes('2026-11-01T07:00:00.000Z', '2026-11-01T10:00:00.000Z'), 180);
   assert.equal(normalizedInstant('2026-03-08T09:00:00-07:00'), '2026-03-08T16:00:00.000Z');
   assert.throws(() => normalizedInstant('2026-02-30T00:00:00.000Z'));
+});
+
+test('day numbers by integer arithmetic are the calendar days Temporal counts, years 1 to 9999', () => {
+  assert.equal(dayNumber('1970-01-01'), 0);
+  assert.equal(dayNumber('2026-11-29'), 20_786);
+  assert.equal(dayNumber('2024-02-29') + 1, dayNumber('2024-03-01'));
+  assert.equal(dayNumber('2100-02-28') + 1, dayNumber('2100-03-01'));
+  assert.equal(dateOfDayNumber(dayNumber('0001-01-01')), '0001-01-01');
+  assert.equal(dateOfDayNumber(dayNumber('9999-12-31')), '9999-12-31');
+  const epoch = Temporal.PlainDate.from('1970-01-01');
+  fc.assert(
+    fc.property(fc.integer({ min: -719_162, max: 2_932_896 }), (day) => {
+      const date = epoch.add({ days: day }).toString();
+      assert.equal(dayNumber(date), day);
+      assert.equal(dateOfDayNumber(day), date);
+    }),
+    { numRuns: 2_000 },
+  );
 });

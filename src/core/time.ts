@@ -217,6 +217,37 @@ export function daysBetween(start: string, end: string): number {
   return Temporal.PlainDate.from(start).until(Temporal.PlainDate.from(end), { largestUnit: 'days' }).days;
 }
 
+/**
+ * The number of a calendar date `YYYY-MM-DD` (days since 1970-01-01, proleptic Gregorian), by integer arithmetic
+ * (H. Hinnant's `days_from_civil`): reports count days for thousands of items, where Temporal's polyfill costs
+ * about a tenth of a millisecond a call.
+ */
+export function dayNumber(date: string): number {
+  const month = Number(date.slice(5, 7));
+  const year = Number(date.slice(0, 4)) - (month <= 2 ? 1 : 0);
+  const era = Math.floor(year / 400);
+  const yearOfEra = year - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + Number(date.slice(8, 10)) - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** The calendar date `YYYY-MM-DD` of a day number (`dayNumber`'s inverse; years 0–9999). */
+export function dateOfDayNumber(day: number): string {
+  const shifted = day + 719_468;
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1_460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthIndex = Math.floor((5 * dayOfYear + 2) / 153);
+  const dayOfMonth = dayOfYear - Math.floor((153 * monthIndex + 2) / 5) + 1;
+  const month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(dayOfMonth).padStart(2, '0')}`;
+}
+
 /** `instant` moved by a number of minutes of real elapsed time, as the API answers instants. */
 export function addMinutes(instant: string, minutes: number): string {
   return instantText(toInstant(instant).add({ minutes }));

@@ -64,6 +64,7 @@ import * as ledgerEntryDays from './migrations/20261130120100_ledger_entry_days.
 import * as changesByKind from './migrations/20261130160000_changes_by_kind.js';
 import * as customFieldValuesByObject from './migrations/20261130180000_custom_field_values_by_object.js';
 import * as reportCoveringIndexes from './migrations/20261130190000_report_covering_indexes.js';
+import * as stillOpenItemsByClient from './migrations/20261130220000_still_open_items_by_client.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
@@ -151,6 +152,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261130160000_changes_by_kind': changesByKind,
   '20261130180000_custom_field_values_by_object': customFieldValuesByObject,
   '20261130190000_report_covering_indexes': reportCoveringIndexes,
+  '20261130220000_still_open_items_by_client': stillOpenItemsByClient,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -63,6 +63,12 @@ export async function migratableDatabase(): Promise<MigratableDatabase> {
   };
 }
 
+/** An account as every schema stores one (USD, 30 days' terms): the account a migration test's old rows belong to. */
+export async function insertOldAccount(db: Db, id: string, name: string, now: string): Promise<void> {
+  await sql`insert into accounts (id, name, currency, payment_terms_days, created_at, updated_at)
+    values (${id}, ${name}, ${'USD'}, ${30}, ${now}, ${now})`.execute(db);
+}
+
 /**
  * A team member named Maria as every schema with time entries stores one: the member a migration test's old
  * time entries name.

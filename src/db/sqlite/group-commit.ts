@@ -17,6 +17,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import type { Checkpointer } from './sqlite-checkpoint.js';
+import { closeIdleSnapshots } from './sqlite-snapshot.js';
 import type { RowStatement, StatementCache } from './sqlite-statements.js';
 
 /** One SQLite transaction shared by every write of an event-loop turn. */
@@ -298,6 +299,7 @@ export class GroupCommit {
     while (this.syncing || this.unsynced.length > 0) await new Promise((resolve) => setTimeout(resolve, 1));
     await this.checkpointer?.close();
     await this.wal?.close();
+    if (this.reader) closeIdleSnapshots(this.reader);
     this.reader?.connection.close();
     this.writer.connection.close();
   }

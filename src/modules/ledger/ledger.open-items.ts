@@ -6,9 +6,8 @@
 // sum those items' own entries at the report's sequence; items an entry after that sequence touched are added, so
 // an older `?ledger_sequence=N` is repeated exactly.
 import { setImmediate as yieldTurn } from 'node:timers/promises';
-import { Temporal } from '@js-temporal/polyfill';
-import { sql } from 'kysely';
-import { daysBetween } from '../../core/time.js';
+import { type RawBuilder, sql } from 'kysely';
+import { dateOfDayNumber, dayNumber, daysBetween } from '../../core/time.js';
 import type { Executor } from '../../db/index.js';
 import type { LedgerOpenItemRow } from '../../db/types.js';
 import { findEntryDaysAfter } from './ledger.entry-days.js';
@@ -197,96 +196,114 @@ export interface OpenItemKey {
 }
 
 /**
- * A piece of the items a report reads at a time: those opened in (`after`, `through`] (`after` null: from the first
- * day). Pieces hold about `REPORT_PIECES.openItems` items still open each, so that no read, and no sum of what it
- * found, holds the event loop long on SQLite (docs/api-contract.md §13; docs/decisions.md, "Reports without long
- * holds").
- */
-export interface OpenedPiece {
-  after: string | null;
-  through: string;
-}
-
-/**
- * How much a report reads at a time, each piece a few milliseconds of SQLite's work at 100,000 invoices now that its
- * reads come from covering indexes (docs/decisions.md, "Reports: SQLite's aging at speed"): items still open per
- * piece of aging, kept invoice figures per piece of job profitability, jobs per batch of its rows, sequences per
- * range of the entries after a report's. Tests lower them to walk many pieces.
+ * How much a report reads at a time, each piece a few milliseconds of the database's work at 100,000 invoices
+ * (docs/decisions.md, "Reports: aging summed by the database"): still-open items per piece of aging, kept invoice
+ * figures per piece of job profitability, jobs per batch of its rows, sequences per range of the entries after a
+ * report's. Tests lower them to walk many pieces.
  */
 export const REPORT_PIECES = { openItems: 4_000, figures: 4_000, jobs: 500, sequences: 5_000 };
 
 /**
- * The pieces of the items that may be open on `day` (one client's with `clientId`), in the order of the day they
- * opened: each ends at the day of the item `REPORT_PIECES.openItems` places on in the still-open class's index (a
- * seek and as many keys), the last at `day`. Every item opened by `day`, of any span class, is in exactly one piece.
+ * A piece of the still-open items a report reads at a time: those of the clients in (`after`, `through`] (null: from
+ * the first, to the last). Pieces hold about `REPORT_PIECES.openItems` items each, so that no read, and no sum of what
+ * it found, holds the event loop long on SQLite (docs/api-contract.md §13).
  */
-export async function* openedPieces(
-  db: Executor,
-  accountId: string,
-  day: string,
-  clientId?: string,
-): AsyncGenerator<OpenedPiece> {
+export interface ClientPiece {
+  after: string | null;
+  through: string | null;
+}
+
+/**
+ * The pieces of the still-open items (one client's with `clientId`: one piece), in their clients' order: each ends
+ * at the client of the item `REPORT_PIECES.openItems` places on in the still-open index (a seek and as many keys),
+ * the last at the account's last client. A client holding more items than a piece is a piece of its own.
+ */
+export async function* clientPieces(db: Executor, accountId: string, clientId?: string): AsyncGenerator<ClientPiece> {
+  if (clientId !== undefined) {
+    yield { after: null, through: null };
+    return;
+  }
   let after: string | null = null;
   for (;;) {
-    let query = db.selectFrom('ledger_open_items').select('opened_on').where('account_id', '=', accountId);
-    if (clientId !== undefined) query = query.where('client_id', '=', clientId);
-    query = query.where('span_class', '=', OPEN_CLASS);
-    if (after !== null) query = query.where('opened_on', '>', after);
-    const row = await query
-      .where('opened_on', '<=', day)
-      .orderBy('opened_on')
-      .limit(1)
-      .offset(REPORT_PIECES.openItems)
-      .executeTakeFirst();
-    const through = row?.opened_on ?? day;
-    yield { after, through };
-    if (through >= day) return;
-    after = through;
+    let query = stillOpen(db, accountId).select('client_id');
+    if (after !== null) query = query.where('client_id', '>', after);
+    const row = await query.orderBy('client_id').limit(1).offset(REPORT_PIECES.openItems).executeTakeFirst();
+    yield { after, through: row?.client_id ?? null };
+    if (!row) return;
+    after = row.client_id;
   }
 }
 
-/** The later of two lower bounds of the day an item opened (null: none). */
-const laterOf = (a: string | null, b: string | null) => (a === null ? b : b === null || a > b ? a : b);
+/**
+ * The still-open items of an account (span class 99), read from `ledger_open_items_still_open_client_idx`: a partial
+ * index, which the database uses only when the statement names the class as a literal.
+ */
+function stillOpen(db: Executor, accountId: string, clientId?: string, piece?: ClientPiece) {
+  let query = db
+    .selectFrom('ledger_open_items')
+    .where('account_id', '=', accountId)
+    .where('span_class', '=', sql.lit(OPEN_CLASS));
+  if (clientId !== undefined) query = query.where('client_id', '=', clientId);
+  if (piece?.after) query = query.where('client_id', '>', piece.after);
+  if (piece?.through) query = query.where('client_id', '<=', piece.through);
+  return query;
+}
 
 /**
  * The items that may be open on `day` as the ledger stands now, to be summed from their entries (every currency; one
- * client's with `clientId`; those of a piece with `piece`): per span class a range of the (account[, client], class,
- * opened_on) index — a span of class k open on `day` opened after `day` − 4^k — and the items still open, opened by
- * `day`, with an entry after it (those with none are `settledOpenItemsOn`'s). Reads about as many keys as items open
- * that day.
+ * client's with `clientId`): per span class of the closed spans a range of the (account[, client], class, opened_on)
+ * index — a span of class k open on `day` opened after `day` − 4^k. Reads about as many keys as items open that day.
+ * The still-open items with an entry after the day are `stillOpenMovedAfterQuery`'s.
  */
-export function openItemsOnQuery(db: Executor, accountId: string, day: string, clientId?: string, piece?: OpenedPiece) {
-  const through = piece?.through ?? day;
-  const arm = (spanClass: number, openedAfter: string | null) => {
+export function openItemsOnQuery(db: Executor, accountId: string, day: string, clientId?: string) {
+  const arm = (spanClass: number, openedAfter: string) => {
     let query = db
       .selectFrom('ledger_open_items')
       .select(['kind', 'item_id', 'client_id', 'currency'])
       .where('account_id', '=', accountId);
     if (clientId !== undefined) query = query.where('client_id', '=', clientId);
-    query = query.where('span_class', '=', spanClass);
-    if (openedAfter !== null) query = query.where('opened_on', '>', openedAfter);
-    query = query.where('opened_on', '<=', through);
-    return spanClass === OPEN_CLASS ? query.where('last_entry_on', '>', day) : query.where('closed_on', '>', day);
+    return query
+      .where('span_class', '=', spanClass)
+      .where('opened_on', '>', openedAfter)
+      .where('opened_on', '<=', day)
+      .where('closed_on', '>', day);
   };
-  let query = arm(OPEN_CLASS, piece?.after ?? null);
-  let bound = 1;
-  for (let spanClass = 0; spanClass < SPAN_CLASSES; spanClass++, bound *= 4) {
-    const after = laterOf(daysBefore(day, bound), piece?.after ?? null);
-    // A class whose spans cannot reach into the piece is not read.
-    if (after === null || after < through) query = query.unionAll(arm(spanClass, after));
-  }
+  let query = arm(0, daysBefore(day, 1));
+  for (let spanClass = 1, bound = 4; spanClass < SPAN_CLASSES; spanClass++, bound *= 4)
+    query = query.unionAll(arm(spanClass, daysBefore(day, bound)));
   return query;
+}
+
+/**
+ * The still-open items of a piece opened by `day` with an entry after it (every currency): open on `day` or not,
+ * they are summed from their entries. A range of the still-open index, the rest filtered; in the index's order, so
+ * that SQLite reads that range rather than the still-open class's days by the span index.
+ */
+export function stillOpenMovedAfterQuery(
+  db: Executor,
+  accountId: string,
+  day: string,
+  clientId?: string,
+  piece?: ClientPiece,
+) {
+  return stillOpen(db, accountId, clientId, piece)
+    .select(['kind', 'item_id', 'client_id', 'currency'])
+    .where('opened_on', '<=', day)
+    .where('last_entry_on', '>', day)
+    .orderBy('client_id');
 }
 
 /** `day` less `days`, as a date (never before 0001-01-01). */
 export function daysBefore(day: string, days: number): string {
-  const earlier = Temporal.PlainDate.from(day).subtract({ days });
-  return earlier.year < 1 ? '0001-01-01' : earlier.toString();
+  const earlier = dayNumber(day) - days;
+  return earlier < FIRST_DAY ? '0001-01-01' : dateOfDayNumber(earlier);
 }
+
+const FIRST_DAY = dayNumber('0001-01-01');
 
 /**
  * The items still open whose every entry is dated by `day` and none after the sequence `through` ("settled"): open on
- * `day` with their kept amount and due date, no entry read (a range of the same index, the rest filtered).
+ * `day` with their kept amount and due date, no entry read.
  */
 function settledOpenItemsOn(
   db: Executor,
@@ -294,34 +311,34 @@ function settledOpenItemsOn(
   day: string,
   through: number,
   clientId?: string,
-  piece?: OpenedPiece,
+  piece?: ClientPiece,
 ) {
-  let query = db.selectFrom('ledger_open_items').where('account_id', '=', accountId);
-  if (clientId !== undefined) query = query.where('client_id', '=', clientId);
-  query = query.where('span_class', '=', OPEN_CLASS);
-  if (piece?.after) query = query.where('opened_on', '>', piece.after);
-  return query
-    .where('opened_on', '<=', piece?.through ?? day)
+  return stillOpen(db, accountId, clientId, piece)
+    .where('opened_on', '<=', day)
     .where('last_entry_on', '<=', day)
     .where('last_sequence', '<=', through)
     .where('amount', '<>', 0);
 }
 
-/** Settled items summed: per currency, client, kind and aging bucket (0 for a source's credit), their amount and count. */
+/**
+ * Settled items summed per client, currency and kind: their amount per aging bucket (a source's credit is its
+ * buckets' sum) and their count.
+ */
 export interface SettledSum {
   currency: string;
   client_id: string;
   kind: OpenItemKind;
-  bucket: number;
-  amount: number;
+  /** Per bucket: current, then each of `bucketStarts`' ranges, then the rest. */
+  amounts: number[];
   count: number;
 }
 
 /**
- * The settled items (`settledOpenItemsOn`) summed per currency, client, kind and bucket by the database, so that
- * a report reads a few rows per client rather than a row per open item. An invoice's bucket is the number of
- * `bucketStarts` (increasing days past due, as the days they start: `day` − b) its due date (else the day it opened)
- * is before, less none: 0 for a due date on or after `day` ("current"), 1 for one on or after `day` − b1, and so on.
+ * The settled items (`settledOpenItemsOn`) of a piece summed per client, currency and kind by the database, a column
+ * per aging bucket, so that a report reads a row per client rather than a row per open item. The groups come in the
+ * still-open index's order, never sorted. An item's bucket is the number of `bucketStarts` (increasing days past
+ * due, as the days they start: `day` − b) its due date (else the day it opened) is before: 0 for a due date on or
+ * after `day` ("current"), 1 for one before it and on or after `day` − b1, and so on.
  */
 export function settledOpenItemSumsQuery(
   db: Executor,
@@ -330,23 +347,19 @@ export function settledOpenItemSumsQuery(
   through: number,
   bucketStarts: readonly string[],
   clientId?: string,
-  piece?: OpenedPiece,
+  piece?: ClientPiece,
 ) {
   const due = sql`coalesce(${sql.ref('due_date')}, ${sql.ref('opened_on')})`;
-  const arms = [day, ...bucketStarts].map((start, index) => sql`when ${due} >= ${start} then ${sql.lit(index)}`);
-  const bucket = sql<number>`case when ${sql.ref('kind')} <> 'invoice' then 0 ${sql.join(arms, sql` `)} else ${sql.lit(
-    bucketStarts.length + 1,
-  )} end`;
+  const starts = [day, ...bucketStarts];
+  const amount = (condition: RawBuilder<unknown>, bucket: number) =>
+    sql<number | string>`sum(case when ${condition} then ${sql.ref('amount')} else 0 end)`.as(`bucket_${bucket}`);
+  const buckets = starts.map((start, index) =>
+    amount(index === 0 ? sql`${due} >= ${start}` : sql`${due} < ${starts[index - 1]} and ${due} >= ${start}`, index),
+  );
+  buckets.push(amount(sql`${due} < ${starts[starts.length - 1]}`, starts.length));
   return settledOpenItemsOn(db, accountId, day, through, clientId, piece)
-    .select([
-      'currency',
-      'client_id',
-      'kind',
-      bucket.as('bucket'),
-      sql<number | string>`sum(${sql.ref('amount')})`.as('amount'),
-      sql<number | string>`count(*)`.as('count'),
-    ])
-    .groupBy(['currency', 'client_id', 'kind', sql.ref('bucket') as never]);
+    .select(['client_id', 'currency', 'kind', ...buckets, sql<number | string>`count(*)`.as('count')])
+    .groupBy(['client_id', 'currency', 'kind']);
 }
 
 export async function findSettledOpenItemSums(
@@ -356,15 +369,22 @@ export async function findSettledOpenItemSums(
   through: number,
   bucketStarts: readonly string[],
   clientId?: string,
-  piece?: OpenedPiece,
+  piece?: ClientPiece,
 ): Promise<SettledSum[]> {
-  const rows = await settledOpenItemSumsQuery(db, accountId, day, through, bucketStarts, clientId, piece).execute();
+  const rows = (await settledOpenItemSumsQuery(
+    db,
+    accountId,
+    day,
+    through,
+    bucketStarts,
+    clientId,
+    piece,
+  ).execute()) as unknown as Record<string, string | number>[];
   return rows.map((row) => ({
-    currency: row.currency,
-    client_id: row.client_id,
+    currency: row.currency as string,
+    client_id: row.client_id as string,
     kind: row.kind as OpenItemKind,
-    bucket: Number(row.bucket),
-    amount: Number(row.amount),
+    amounts: Array.from({ length: bucketStarts.length + 2 }, (_, bucket) => Number(row[`bucket_${bucket}`])),
     count: Number(row.count),
   }));
 }
@@ -423,10 +443,18 @@ export async function findOpenItemsOn(
   accountId: string,
   day: string,
   clientId?: string,
-  piece?: OpenedPiece,
 ): Promise<OpenItemKey[]> {
-  const rows = await openItemsOnQuery(db, accountId, day, clientId, piece).execute();
-  return rows as OpenItemKey[];
+  return (await openItemsOnQuery(db, accountId, day, clientId).execute()) as OpenItemKey[];
+}
+
+export async function findStillOpenMovedAfter(
+  db: Executor,
+  accountId: string,
+  day: string,
+  clientId?: string,
+  piece?: ClientPiece,
+): Promise<OpenItemKey[]> {
+  return (await stillOpenMovedAfterQuery(db, accountId, day, clientId, piece).execute()) as OpenItemKey[];
 }
 
 /** The account's last entry's sequence (0 before any entry), from the end of its (account, sequence) index. */

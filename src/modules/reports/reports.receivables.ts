@@ -4,19 +4,20 @@
 // items by index, and only their entries are summed; a statement's lines are a page of the client's entries by day.
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { fieldError } from '../../core/errors.js';
-import { addDaysToDate } from '../../core/time.js';
+import { addDaysToDate, dayNumber } from '../../core/time.js';
 import type { Context } from '../../kernel/context.js';
 import {
+  clientPieces,
   daysBefore,
   entriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
   findSettledOpenInvoices,
   findSettledOpenItemSums,
+  findStillOpenMovedAfter,
   itemKeyOf,
   type OpenItemKey,
   openItemMovesOf,
-  openedPieces,
   type SettledSum,
 } from '../ledger/index.js';
 import {
@@ -42,13 +43,6 @@ import type {
 } from './reports.schemas.js';
 
 const MAX_BUCKETS = 6;
-
-/** The number of a day `YYYY-MM-DD` (days since 1970-01-01; years 0001–9999), computed without Temporal. */
-function dayNumber(date: string): number {
-  const day = new Date(0);
-  day.setUTCFullYear(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
-  return Math.round(day.getTime() / 86_400_000);
-}
 
 /** `30,60,90` → [30, 60, 90]: at most 6 increasing whole days of 1–3,650 (contract §32). */
 export function parseBuckets(text: string | undefined): number[] {
@@ -101,6 +95,8 @@ type AgingParameters = {
 const CLIENT_ROW_KEY: readonly KeyKind[] = ['text', 'text'];
 const INVOICE_ROW_KEY: readonly KeyKind[] = ['text', 'text', 'text', 'text'];
 
+const totalOf = (amounts: readonly number[]) => amounts.reduce((sum, amount) => sum + amount, 0);
+
 function emptyFigures(labels: readonly string[]): AgingFigures {
   return {
     buckets: labels.map((label) => ({ label, amount: 0 })),
@@ -113,11 +109,12 @@ function emptyFigures(labels: readonly string[]): AgingFigures {
 /**
  * What is open on `day` at the standing's sequence, in its currency. Three reads, each by index: the items still open
  * with no entry after the day nor after the sequence ("settled"), whose kept amount and due date are theirs then,
- * summed per client, kind and bucket by the database (no entry read, a few rows per client); the other items that may
- * be open that day as the books stand now (the kept spans); and those an entry after the sequence moved. The last two
- * are summed from their own entries up to the sequence and the day. Other currencies' items are counted. The items are
- * read a piece at a time (by the day they opened), their entries a batch at a time, with a turn of the event loop
- * between, all in the report's one read snapshot (`onOneSnapshot`).
+ * summed per client, currency and kind, a column per bucket, by the database (no entry read, a row per client); the
+ * other items that may be open that day as the books stand now (the still-open items with a later entry, the kept
+ * spans); and those an entry after the sequence moved. The last two are summed from their own entries up to the
+ * sequence and the day. Other currencies' items are counted. The still-open items are read a piece of clients at a
+ * time, the entries a batch at a time, with a turn of the event loop between, all in the report's one read snapshot
+ * (`onOneSnapshot`).
  */
 async function openItemsAt(
   ctx: Context,
@@ -134,20 +131,24 @@ async function openItemsAt(
   const settled: SettledSum[] = [];
   const credits = new Map<string, number>();
   const keys = new Map<string, OpenItemKey>();
-  for await (const piece of openedPieces(ctx.db, ctx.accountId, day, clientId)) {
+  const found = (items: readonly OpenItemKey[]) => {
+    for (const key of items) {
+      count(key.currency, 1);
+      keys.set(itemKeyOf(key), key);
+    }
+  };
+  for await (const piece of clientPieces(ctx.db, ctx.accountId, clientId)) {
     const sums = await findSettledOpenItemSums(ctx.db, ctx.accountId, day, standing.sequence, starts, clientId, piece);
     for (const sum of sums) {
       count(sum.currency, sum.count);
       if (sum.currency !== standing.currency) continue;
       if (sum.kind === 'invoice') settled.push(sum);
-      else credits.set(sum.client_id, (credits.get(sum.client_id) ?? 0) + sum.amount);
+      else credits.set(sum.client_id, (credits.get(sum.client_id) ?? 0) + totalOf(sum.amounts));
     }
-    for (const key of await findOpenItemsOn(ctx.db, ctx.accountId, day, clientId, piece)) {
-      count(key.currency, 1);
-      keys.set(itemKeyOf(key), key);
-    }
+    found(await findStillOpenMovedAfter(ctx.db, ctx.accountId, day, clientId, piece));
     await yieldTurn();
   }
+  found(await findOpenItemsOn(ctx.db, ctx.accountId, day, clientId));
   for (const key of await findItemsMovedAfter(ctx.db, ctx.accountId, standing.sequence, day, clientId))
     keys.set(itemKeyOf(key), key);
   const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
@@ -214,7 +215,9 @@ export async function agedReceivables(
     totals.open_amount += amount;
     invoiceCounts.set(clientId, (invoiceCounts.get(clientId) ?? 0) + invoices);
   };
-  for (const sum of settled) addOpen(sum.client_id, sum.bucket, sum.amount, sum.count);
+  for (const sum of settled)
+    for (let bucket = 0; bucket < sum.amounts.length; bucket++)
+      addOpen(sum.client_id, bucket, sum.amounts[bucket]!, bucket === 0 ? sum.count : 0);
   for (const invoice of open) addOpen(invoice.clientId, bucketIndex(bounds, daysPastDue(invoice)), invoice.open, 1);
   for (const [clientId, credit] of credits) figuresOf(clientId).credit_amount += credit;
   for (const figures of byClient.values()) {
@@ -359,7 +362,8 @@ export async function clientStatement(
   const balanceOn = async (day: string) => {
     const { settled, invoices, credits } = await openItemsAt(ctx, standing, day, [], input.client_id);
     const open =
-      settled.reduce((sum, item) => sum + item.amount, 0) + invoices.reduce((sum, invoice) => sum + invoice.open, 0);
+      settled.reduce((sum, item) => sum + totalOf(item.amounts), 0) +
+      invoices.reduce((sum, invoice) => sum + invoice.open, 0);
     return open - (credits.get(input.client_id) ?? 0);
   };
   const bounds = {
