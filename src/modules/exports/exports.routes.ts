@@ -1,7 +1,8 @@
 // GET /v1/exports/:list (docs/api-contract.md §26, "Export"): every object of a list that its filters and sort
-// select, streamed as CSV or NDJSON from one read snapshot. The list is read through its own route, a page of 100
-// at a time (`selfDispatch` in an operation scope holding the snapshot), so an export's objects, filters, sort and
-// scope are exactly the list's; memory holds one page and the stream's buffer, whatever the row count.
+// select, streamed as CSV or NDJSON from one read snapshot. The list's route is called once (`selfDispatch` in an
+// operation scope holding the snapshot) and hands over its first page and its page reader, through which the export
+// reads the next pages of 100 (docs/decisions.md, "Exports: pages without the HTTP round trip"): an export's objects,
+// filters, sort and scope are exactly the list's; memory holds one page and the stream's buffer, whatever the count.
 import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
