@@ -1,7 +1,7 @@
 // The list envelope: a page of objects with `meta.pagination`, and a `Link: <...>; rel="next"` header.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_PAGE_SIZE, type Page } from '../db/index.js';
-import { currentOperation } from '../kernel/operation-scope.js';
+import { currentOperation, type ListPage } from '../kernel/operation-scope.js';
 import { envelopeJson, JSON_CONTENT_TYPE, meta } from './envelope.js';
 
 /**
@@ -146,10 +146,8 @@ export function listResponse<T, R>(
 }
 
 /** A page of a list as its objects' JSON (each as the list answers it), and whether and where it goes on. */
-export interface JsonPage {
-  data: string[];
-  hasMore: boolean;
-  nextCursor: string | null;
+export interface JsonPage extends ListPage {
+  readonly hasMore: boolean;
 }
 
 /**

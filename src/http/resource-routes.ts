@@ -222,7 +222,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
         },
       },
       async (request, reply) => {
-        const query = request.query as Static<Query> & { limit?: number; cursor?: string };
+        const query = request.query as Static<Query> & { limit?: number };
         const ctx = contextOf(request);
         /** The page at `cursor` (else the query's own), each object's JSON as the other answers write it. */
         const read = async (cursor?: string) => {
