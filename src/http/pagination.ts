@@ -1,6 +1,7 @@
 // The list envelope: a page of objects with `meta.pagination`, and a `Link: <...>; rel="next"` header.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_PAGE_SIZE, type Page } from '../db/index.js';
+import { currentOperation, type ListPage } from '../kernel/operation-scope.js';
 import { envelopeJson, JSON_CONTENT_TYPE, meta } from './envelope.js';
 
 /**
@@ -144,20 +145,28 @@ export function listResponse<T, R>(
   };
 }
 
+/** A page of a list as its objects' JSON (each as the list answers it), and whether and where it goes on. */
+export interface JsonPage extends ListPage {
+  readonly hasMore: boolean;
+}
+
 /**
- * listResponse from each object's JSON (`json`, which may give an object that cannot change the JSON made for
- * it before): the envelope written around them, sent as it is. The byte bound is counted on the JSON itself
- * (3 bytes per UTF-16 unit at most; exactly, only when that does not fit).
+ * A page's objects as JSON (`json`, which may give an object that cannot change the JSON made for it before), as
+ * many as fit in the list's byte bound: counted on the JSON itself (3 bytes per UTF-16 unit at most; exactly, only
+ * when that does not fit).
  */
-export function listJsonResponse<T, R>(
+export function jsonPage<T, R>(page: Page<T>, present: (item: T) => R, json: (item: R) => string): JsonPage {
+  return boundedItems(page, (item) => json(present(item)), JSON_TEXT_SIZE);
+}
+
+/** listResponse from a JsonPage: the envelope written around its objects' JSON, sent as it is. */
+export function listJsonResponse(
   request: FastifyRequest,
   reply: FastifyReply,
-  page: Page<T>,
+  page: JsonPage,
   limit: number | undefined,
-  present: (item: T) => R,
-  json: (item: R) => string,
 ): string {
-  const { data, hasMore, nextCursor } = boundedItems(page, (item) => json(present(item)), JSON_TEXT_SIZE);
+  const { data, hasMore, nextCursor } = page;
   if (nextCursor) reply.header('link', `<${withCursor(request.url, nextCursor)}>; rel="next"`);
   reply.header('content-type', JSON_CONTENT_TYPE);
   return envelopeJson(request, `[${data.join(',')}]`, {
@@ -165,4 +174,23 @@ export function listJsonResponse<T, R>(
     has_more: hasMore,
     next_cursor: nextCursor,
   });
+}
+
+/**
+ * A list's answer from its page reader (`read`: the page at `cursor`, else at the query's own): the first page's
+ * envelope; or, for an export (kernel/operation-scope.ts `pages`), the first page and the reader handed over, so
+ * that the export pages on through the list's own code without answering each page over HTTP (`204`, no body).
+ */
+export async function answerList(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  limit: number | undefined,
+  read: (cursor?: string) => Promise<JsonPage>,
+): Promise<string | undefined> {
+  const first = await read();
+  const exporting = currentOperation()?.pages;
+  if (!exporting) return listJsonResponse(request, reply, first, limit);
+  exporting(first, read);
+  reply.code(204);
+  return undefined;
 }

@@ -12,7 +12,7 @@ import { IdempotencyHeaders } from './idempotency.js';
 import { envelopeJson, JSON_CONTENT_TYPE, ok } from './envelope.js';
 import type { ErrorCode } from '../core/errors.js';
 import type { Page } from '../db/index.js';
-import { listJsonResponse, type listResponse } from './pagination.js';
+import { answerList, jsonPage, type listResponse } from './pagination.js';
 import {
   BODY_ERRORS,
   IDEMPOTENCY_ERRORS,
@@ -223,20 +223,20 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
       },
       async (request, reply) => {
         const query = request.query as Static<Query> & { limit?: number };
-        const now = app.clock.now();
         const ctx = contextOf(request);
-        const page = await service.list(ctx, query, now);
-        const complete = await completerOf(ctx);
-        const json = listJsonResponse(
-          request,
-          reply,
-          page,
-          query.limit,
-          (row) => complete(service.present(row, now)),
-          (data) => itemJson(reply, data),
-        );
+        /** The page at `cursor` (else the query's own), each object's JSON as the other answers write it. */
+        const read = async (cursor?: string) => {
+          const now = app.clock.now();
+          const page = await service.list(ctx, cursor === undefined ? query : { ...query, cursor }, now);
+          const complete = await completerOf(ctx);
+          return jsonPage(
+            page,
+            (row) => complete(service.present(row, now)),
+            (data) => itemJson(reply, data),
+          );
+        };
         // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
-        return json as unknown as ReturnType<typeof listResponse>;
+        return (await answerList(request, reply, query.limit, read)) as unknown as ReturnType<typeof listResponse>;
       },
     );
 

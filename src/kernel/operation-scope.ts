@@ -29,6 +29,18 @@ export interface OperationScope {
    * with the scopes its creator held (docs/api-contract.md §26). A change set's operations carry the key instead.
    */
   readonly auth?: AuthContext;
+  /**
+   * An export's (modules/exports): a list's route called in this scope reads its first page, then hands it over
+   * with its page reader instead of answering it (http/pagination.ts `answerList`), and the export reads the
+   * next pages through the same code, each object's JSON as the list answers it.
+   */
+  readonly pages?: (first: ListPage, read: (cursor: string) => Promise<ListPage>) => void;
+}
+
+/** A page of a list as an export reads it: each object's JSON, and the cursor after them (null: the last). */
+export interface ListPage {
+  readonly data: readonly string[];
+  readonly nextCursor: string | null;
 }
 
 const storage = new AsyncLocalStorage<OperationScope>();

@@ -1,14 +1,15 @@
 // GET /v1/exports/:list (docs/api-contract.md §26, "Export"): every object of a list that its filters and sort
-// select, streamed as CSV or NDJSON from one read snapshot. The list is read through its own route, a page of 100
-// at a time (`selfDispatch` in an operation scope holding the snapshot), so an export's objects, filters, sort and
-// scope are exactly the list's; memory holds one page and the stream's buffer, whatever the row count.
+// select, streamed as CSV or NDJSON from one read snapshot. The list's route is called once (`selfDispatch` in an
+// operation scope holding the snapshot) and hands over its first page and its page reader, through which the export
+// reads the next pages of 100 (docs/decisions.md, "Exports: pages without the HTTP round trip"): an export's objects,
+// filters, sort and scope are exactly the list's; memory holds one page and the stream's buffer, whatever the count.
 import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError, type ErrorCode, type ErrorDetail, fieldError } from '../../core/errors.js';
 import { inReadSnapshot } from '../../db/index.js';
 import { insufficientScope } from '../../kernel/auth-context.js';
-import { runAsOperation } from '../../kernel/operation-scope.js';
+import { type ListPage, runAsOperation } from '../../kernel/operation-scope.js';
 import { auth } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { type SelfAnswer, selfDispatch } from '../../http/self-dispatch.js';
@@ -52,20 +53,43 @@ function errorOf(answer: SelfAnswer): AppError {
   return new AppError(code, error?.message ?? 'The list could not be read.', error?.details, headers);
 }
 
-/** Writes `text`, waiting while the reader is behind (the stream's buffer is all that is held); false once closed. */
-async function write(stream: PassThrough, text: string): Promise<boolean> {
-  if (stream.destroyed) return false;
-  if (!stream.write(text))
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        stream.off('drain', done);
-        stream.off('close', done);
-        resolve();
-      };
-      stream.once('drain', done);
-      stream.once('close', done);
-    });
-  return !stream.destroyed;
+/** Text gathered before it is written: a write a row would make a Buffer and a stream step of every row. */
+const CHUNK_CHARS = 16 * 1024;
+
+/**
+ * Writes text to `stream` in pieces of about CHUNK_CHARS, each followed by a turn of the event loop, waiting while
+ * the reader is behind (the stream's buffer is all that is held); `add` and `flush` answer false once it is closed.
+ * The turn matters on SQLite, which reads synchronously: a page's read and the stream's writes would otherwise all
+ * settle in one turn, and an export ran whole in it, other requests waiting and unsent bytes piling up in memory.
+ */
+class ChunkWriter {
+  private pending = '';
+  constructor(private readonly stream: PassThrough) {}
+
+  async add(text: string): Promise<boolean> {
+    this.pending += text;
+    return this.pending.length < CHUNK_CHARS ? !this.stream.destroyed : this.flush();
+  }
+
+  /** Writes what is gathered (if anything), then lets the loop turn. */
+  async flush(): Promise<boolean> {
+    const { stream } = this;
+    const text = this.pending;
+    this.pending = '';
+    if (stream.destroyed) return false;
+    if (text !== '' && !stream.write(text))
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          stream.off('drain', done);
+          stream.off('close', done);
+          resolve();
+        };
+        stream.once('drain', done);
+        stream.once('close', done);
+      });
+    await new Promise((resolve) => setImmediate(resolve));
+    return !stream.destroyed;
+  }
 }
 
 export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -186,38 +210,44 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
               spec.lines === true,
             );
           }
-          let next: string | null = null;
+          // The list's route, called once in this scope, checks the query as it does for any request, reads its
+          // first page and hands it over with its page reader (http/pagination.ts `answerList`): the export then
+          // pages on through the list's own code, each object's JSON as the list answers it, without a page's
+          // answer being written, sent and parsed again.
+          let pages: { first: ListPage; read: (cursor: string) => Promise<ListPage> } | undefined;
+          if (cutIfLate()) return;
+          const answer = await runAsOperation(
+            { pass: 'run', db, actor: 'api_key', pages: (first, read) => (pages = { first, read }) },
+            () => dispatch({ method: 'GET', path: `/v1/${list}?${query}` }),
+          );
+          if (!pages) {
+            if (answer.status === 204) throw new Error(`the list ${list} did not hand over its pages`);
+            return settle(errorOf(answer));
+          }
+          settle(undefined);
+          const writer = new ChunkWriter(stream);
+          if (format === 'csv' && !(await writer.add(csvHeader(columns)))) return;
+          let page = pages.first;
           let count = 0;
-          let first = true;
-          do {
-            if (cutIfLate()) return;
-            if (next !== null) query.set('cursor', next);
-            const answer = await dispatch({ method: 'GET', path: `/v1/${list}?${query}` });
-            if (answer.status !== 200) {
-              if (first) return settle(errorOf(answer));
-              throw errorOf(answer);
-            }
-            const page = answer.body as { data: unknown[]; meta: { pagination: { next_cursor: string | null } } };
-            if (first) {
-              settle(undefined);
-              first = false;
-              if (format === 'csv' && !(await write(stream, csvHeader(columns)))) return;
-            }
-            for (const item of page.data) {
+          for (;;) {
+            for (const json of page.data) {
               if (cutIfLate()) return;
+              // Parsed and written again, as the objects of a page's envelope were: the same bytes as before.
+              const item = JSON.parse(json) as unknown;
               const text =
                 format === 'csv' ? csvRecords(item, columns, spec.lines === true) : `${JSON.stringify(item)}\n`;
-              if (!(await write(stream, text))) return;
+              if (!(await writer.add(text))) return;
               count += 1;
             }
-            next = page.meta.pagination.next_cursor;
-            // A page's read, the route's answer and the stream's writes all settle without the event loop
-            // turning (SQLite reads synchronously): without this, an export ran whole in one turn, other requests
-            // waited for it and the socket's unsent bytes piled up in memory (97 MB at 100,000 clients).
-            await new Promise((resolve) => setImmediate(resolve));
-          } while (next !== null);
-          if (format === 'ndjson' && !(await write(stream, `${JSON.stringify({ object: 'export_end', count })}\n`)))
+            // A page's rows all go out, and the loop turns, before the next page is read.
+            if (!(await writer.flush())) return;
+            if (page.nextCursor === null) break;
+            if (cutIfLate()) return;
+            page = await pages.read(page.nextCursor);
+          }
+          if (format === 'ndjson' && !(await writer.add(`${JSON.stringify({ object: 'export_end', count })}\n`)))
             return;
+          if (!(await writer.flush())) return;
           stream.end();
         }),
       );

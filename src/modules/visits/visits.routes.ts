@@ -3,9 +3,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/auth.js';
 import { created, ok } from '../../http/envelope.js';
-import { etagOf, ifMatch, IfMatchHeaders } from '../../http/etag.js';
+import { etagOf, ifMatch, IfMatchHeaders, sentJson } from '../../http/etag.js';
 import { IdempotencyHeaders } from '../../http/idempotency.js';
-import { listResponse } from '../../http/pagination.js';
+import { answerList, jsonPage } from '../../http/pagination.js';
 import {
   BODY_ERRORS,
   dataEnvelope,
@@ -63,6 +63,7 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
   options,
 ) => {
   const visit = schemaRef(VisitSchema);
+  const listItem = schemaRef(VisitListItemSchema);
   /** A visit's answers carry every custom field defined (modules/custom-fields: the seam). */
   const seam = customFieldSeam('visit');
   /** If-Match against the current visit as its answers show it (completed; a copy). */
@@ -79,15 +80,20 @@ export const visitRoutes: FastifyPluginAsyncTypebox<{ project?: CalendarProjecto
         summary: 'List visits, or a calendar window',
         description: `With from and to (instants) the visits that overlap [from, to); with from_date and to_date (inclusive) whole local days in timezone (default the account’s). A window is in start_at, id order and never holds unscheduled visits; longer than 62 days it needs assignee_id, job_id, client_id or property_id. Without a window, an ordinary list (sort, default -created_at). ${patternFiltersDescription(ListVisitsQuery).description}`,
         querystring: ListVisitsQuery,
-        response: { 200: listEnvelope(schemaRef(VisitListItemSchema)), ...errorResponses('VALIDATION_ERROR') },
+        response: { 200: listEnvelope(listItem), ...errorResponses('VALIDATION_ERROR') },
       },
     },
     async (request, reply) => {
       const query = request.query as ListVisitsInput;
       const ctx = contextOf(request);
-      const page = await listVisits(ctx, query, options.project);
-      const complete = await seam.answers(ctx);
-      return listResponse(request, reply, page, query.limit, complete);
+      const json = sentJson(reply, listItem);
+      /** The page at `cursor` (else the query's own), each visit's JSON as the envelope's schema writes it. */
+      const read = async (cursor?: string) => {
+        const page = await listVisits(ctx, cursor === undefined ? query : { ...query, cursor }, options.project);
+        return jsonPage(page, await seam.answers(ctx), json);
+      };
+      // Typed as the envelope the route's schema declares: this string is that envelope's JSON.
+      return (await answerList(request, reply, query.limit, read)) as never;
     },
   );
 
