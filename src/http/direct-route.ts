@@ -20,9 +20,20 @@ import { schemaCompiler } from './validation.js';
 
 type Validator = ((data: unknown) => boolean) & { errors?: unknown[] | null };
 
-/** The route's validator of one part (the one the route compiled: `schemaCompiler` keeps each schema's). */
-const validatorOf = (route: RouteOptions, httpPart: 'body' | 'params', schema: unknown): Validator =>
-  schemaCompiler({ schema: schema as object, httpPart, method: route.method as never, url: route.url }) as Validator;
+const validators = new WeakMap<object, Validator>();
+
+/**
+ * The route's validator of one part: the one the route compiled (`schemaCompiler` keeps each schema's, by its
+ * JSON), found once per schema object.
+ */
+function validatorOf(route: RouteOptions, httpPart: 'body' | 'params', schema: object): Validator {
+  let validator = validators.get(schema);
+  if (validator === undefined) {
+    validator = schemaCompiler({ schema, httpPart, method: route.method as never, url: route.url }) as Validator;
+    validators.set(schema, validator);
+  }
+  return validator;
+}
 
 /** An error thrown as Fastify throws a schema's refusal, for `toAppError`. */
 function schemaRefusal(validator: Validator, part: 'body' | 'params'): Error {
@@ -64,13 +75,13 @@ async function runDirect(
     // As the route's onRequest hook checks it for an import's row (http/auth.ts), before the body is read.
     if (config.scope !== undefined && !caller.scopes.has(config.scope)) throw insufficientScope(config.scope);
     if (schema.params) {
-      const validate = validatorOf(route, 'params', schema.params);
+      const validate = validatorOf(route, 'params', schema.params as object);
       // A path the route's parameters refuse: Fastify's answer, as it words it (`NOT_FOUND`).
       if (!validate(params)) return await appDispatch(app)(request);
     }
     body = request.body === undefined ? undefined : parseJsonBody(JSON.stringify(request.body), Boolean(schema.body));
     if (schema.body) {
-      const validate = validatorOf(route, 'body', schema.body);
+      const validate = validatorOf(route, 'body', schema.body as object);
       if (!validate(body)) {
         validationContext = 'body';
         throw schemaRefusal(validate, 'body');
