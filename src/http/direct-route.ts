@@ -54,7 +54,7 @@ export function directDispatch(app: FastifyInstance): SelfDispatch {
         ? app.routeTable.directRoute(request.method, path)
         : undefined;
     if (!direct) return injected(request);
-    return runDirect(app, direct.route, direct.params, request, operation as OperationScope & { auth: object });
+    return runDirect(app, direct.route, direct.params, request, operation as OperationScope);
   };
 }
 

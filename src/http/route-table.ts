@@ -19,10 +19,13 @@ export class RouteTable {
   readonly routes: RouteEntry[] = [];
   private readonly patterns = new Map<string, { regex: RegExp; methods: Set<string> }>();
   private readonly direct = new Map<string, DirectRoute[]>();
+  /** `METHOD /path` of the routes without parameters, which Fastify's router prefers to a parametric one. */
+  private readonly fixed = new Set<string>();
 
   record(route: RouteOptions): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (route.config?.direct) this.recordDirect(route, methods);
+    if (!route.url.includes(':')) for (const method of methods) this.fixed.add(`${method} ${route.url}`);
     let entry = this.patterns.get(route.url);
     if (!entry) {
       const regex = new RegExp(
@@ -59,6 +62,8 @@ export class RouteTable {
 
   /** The route with a direct handler that `method` and `path` (no query) reach, with its parameters; or undefined. */
   directRoute(method: string, path: string): { route: RouteOptions; params: Record<string, string> } | undefined {
+    if (this.fixed.has(`${method} ${path}`) && !this.direct.get(method)?.some(({ route }) => route.url === path))
+      return undefined;
     for (const { route, regex, names } of this.direct.get(method) ?? []) {
       const match = regex.exec(path);
       if (!match) continue;
