@@ -25,11 +25,19 @@ const EXPORT_CLIENTS = Number(process.env.TRANSFER_EXPORT_CLIENTS ?? 1_000_000);
 const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-async function createRates(base: string, key: string, otherKey: string) {
+/** The CPU time a process has used, in ms (Linux's /proc: user and system, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function createRates(base: string, key: string, otherKey: string, pid: number) {
   const started = performance.now();
+  const cpuStarted = cpuMs(pid);
   for (let index = 0; index < CLIENTS / 10; index++)
     await api(base, key, 'POST', '/v1/clients', { name: `One ${index}` });
   const oneByOne = CLIENTS / 10 / ((performance.now() - started) / 1000);
+  const oneByOneCpuMs = (cpuMs(pid) - cpuStarted) / (CLIENTS / 10);
   const setStarted = performance.now();
   for (let made = 0; made < CLIENTS; made += 50) {
     const operations = Array.from({ length: Math.min(50, CLIENTS - made) }, (_, index) => ({
@@ -40,13 +48,18 @@ async function createRates(base: string, key: string, otherKey: string) {
     await api(base, key, 'POST', '/v1/change-sets', { operations });
   }
   const sets = CLIENTS / ((performance.now() - setStarted) / 1000);
+  const importCpuStarted = cpuMs(pid);
   const { perSecond: imported, otherAccount, validatingSeconds, seconds } = await importRate(base, key, otherKey);
+  // The server's CPU a client, the other account's POSTs meanwhile included.
+  const importCpuMs = (cpuMs(pid) - importCpuStarted) / CLIENTS;
   return {
     oneByOnePerSecond: round(oneByOne, 1),
+    oneByOneCpuMsPerClient: round(oneByOneCpuMs, 3),
     changeSetsPerSecond: round(sets, 1),
     ratio: round(sets / oneByOne),
     importPerSecond: round(imported, 1),
     importRatio: round(imported / oneByOne),
+    importCpuMsPerClient: round(importCpuMs, 3),
     importSeconds: seconds,
     importValidatingSeconds: validatingSeconds,
     otherAccountDuringImport: otherAccount,
@@ -214,7 +227,7 @@ async function runEngine(engine: string, env: Record<string, string>, config: Pa
   const seeded = await prepare(env);
   const other = await prepare(env);
   const server = await startBms(env);
-  const creates = await createRates(server.url, seeded.key, other.key);
+  const creates = await createRates(server.url, seeded.key, other.key, server.process.pid as number);
   const toppedUp = await topUpClients(seeded.accountId, config);
   const exported = { toppedUp, ...(await exportRss(server.url, seeded.key, server.process.pid as number)) };
   const feed = await feedPages(server.url, seeded.key, seeded.accountId, config);

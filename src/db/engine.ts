@@ -17,6 +17,14 @@ export function textSearch(db: Executor): TextSearch {
 }
 
 /**
+ * Whether a failed statement ends the caller's transaction (PostgreSQL), so that work that may fail and must leave
+ * the transaction usable needs `survivingFailure`'s savepoint; SQLite undoes the failed statement alone.
+ */
+export function failureEndsTransaction(db: Executor): boolean {
+  return dialectOf(db) === 'postgres';
+}
+
+/**
  * Runs `work` (statements that may fail, such as a write a unique index may refuse) in the caller's
  * transaction so that its failure leaves that transaction usable. PostgreSQL ends a transaction at a failed
  * statement, so there `work` runs in the savepoint `name`, released when it succeeds and rolled back to when it

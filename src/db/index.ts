@@ -6,6 +6,7 @@ export { openDatabase, type Database, type Db, type Executor } from './database.
 export { deferredWrite, type DeferredWrite } from './deferred-write.js';
 export {
   claimLock,
+  failureEndsTransaction,
   inReadSnapshot,
   jsonText,
   keepsDerivedColumns,

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { insufficientScope, type Authenticate, type AuthContext } from '../kernel/auth-context.js';
 import type { Actor, Context } from '../kernel/context.js';
-import { currentOperation } from '../kernel/operation-scope.js';
+import { currentOperation, type OperationScope } from '../kernel/operation-scope.js';
 import type { Scope } from '../kernel/scopes.js';
 import { AppError } from '../core/errors.js';
 import { rateLimited, type Admission, type RateLimiter } from './rate-limit/rate-limiter.js';
@@ -53,21 +53,38 @@ export function requireScope(request: FastifyRequest, scope: Scope): void {
  * the caller as the actor of its events (docs/api-contract.md §20).
  */
 export function contextOf(request: FastifyRequest, actorType: 'api_key' | 'mcp' = 'api_key'): Context {
-  const { clock, links } = request.server;
   const caller = auth(request);
   // An operation of a change set runs in the set's transaction; a request with an Idempotency-Key in its own
   // (http/idempotency.ts).
   const operation = currentOperation();
-  const type = operation?.actor ?? actorType;
-  // An app's token acts as its install, over /v1 as `app` and through the MCP server as `mcp` (§25).
-  const actor: Actor =
-    caller.appId === undefined
-      ? { type, id: caller.keyId }
-      : { type: type === 'mcp' ? 'mcp' : 'app', id: caller.keyId, app_id: caller.appId };
-  if (operation?.db)
-    return { db: operation.db, clock, links, accountId: caller.accountId, actor, origin: operation.origin };
+  if (operation?.db) return operationContext(request.server, caller, operation, actorType);
+  const { clock, links } = request.server;
   const db = request.transaction ?? request.server.db;
-  return { db, clock, links, accountId: caller.accountId, actor };
+  return { db, clock, links, accountId: caller.accountId, actor: actorOf(caller, operation, actorType) };
+}
+
+/**
+ * The context of an operation that runs in a change set's or an import's transaction (`operation.db`): what its
+ * route's code runs with, whether it came through the route (`contextOf`) or without HTTP (http/direct-route.ts).
+ */
+export function operationContext(
+  app: Pick<FastifyInstance, 'db' | 'clock' | 'links'>,
+  caller: AuthContext,
+  operation: OperationScope,
+  actorType: 'api_key' | 'mcp' = 'api_key',
+): Context {
+  const { clock, links } = app;
+  const actor = actorOf(caller, operation, actorType);
+  const db = operation.db ?? app.db;
+  return { db, clock, links, accountId: caller.accountId, actor, origin: operation.origin };
+}
+
+/** The caller as the actor of its events: an app's token acts as its install, over /v1 as `app`, through the MCP server as `mcp` (§25). */
+function actorOf(caller: AuthContext, operation: OperationScope | undefined, actorType: 'api_key' | 'mcp'): Actor {
+  const type = operation?.actor ?? actorType;
+  return caller.appId === undefined
+    ? { type, id: caller.keyId }
+    : { type: type === 'mcp' ? 'mcp' : 'app', id: caller.keyId, app_id: caller.appId };
 }
 
 /** The caller's account and key; only present on routes that declare a scope (or are `authenticated`). */

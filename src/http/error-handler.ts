@@ -1,7 +1,9 @@
 // Turns every failure (AppError, Fastify's own, unknown faults, unknown routes) into the contract's
 // error envelope. Real faults are logged with the request id and answered 500 without internals.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, validationError } from '../core/errors.js';
+import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthContext } from '../kernel/auth-context.js';
+import type { Context } from '../kernel/context.js';
+import { AppError, type ErrorDetail, validationError } from '../core/errors.js';
 import { contextOf } from './auth.js';
 import { semanticProblems } from './field-checks.js';
 import { BODY_LIMIT_TEXT } from './json-body.js';
@@ -103,36 +105,54 @@ export function toAppError(error: FastifyError | Error, bodyLimit?: number): App
 /** At most this many details in one answer; the message counts the rest. */
 const MAX_DETAILS = 100;
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+/** The envelope's `error` of `error`: at most MAX_DETAILS details, the message counting the rest. */
+export function errorBody(error: AppError): { code: string; message: string; details?: ErrorDetail[] } {
   const details =
     error.details && error.details.length > MAX_DETAILS ? error.details.slice(0, MAX_DETAILS) : error.details;
   const message =
     details !== error.details
       ? `${error.message} (${MAX_DETAILS} of ${error.details!.length} problems listed)`
       : error.message;
-  const body = {
-    error: { code: error.code, message, ...(details ? { details } : {}) },
-    meta: meta(request),
-  };
+  return { code: error.code, message, ...(details ? { details } : {}) };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  const body = { error: errorBody(error), meta: meta(request) };
   return reply.code(error.status).headers(error.headers).send(body);
 }
+
+/** The answer to a fault that is no client's: logged by the caller, quoted by the request's id. */
+export const internalError = (requestId: string): AppError =>
+  new AppError(
+    'INTERNAL_ERROR',
+    `Something went wrong on our side. Quote request id ${requestId} if you contact support.`,
+  );
 
 /**
  * A body the schema refused, with the semantic checks' findings added for the fields the schema did not name
  * (by field name everywhere, and the route's own): one 422 names every wrong field, schema and semantic checks
- * together (http/field-checks.ts).
+ * together (http/field-checks.ts). `validationContext`: the part the schema refused (`body`), if it was the schema.
  */
-async function withFieldChecks(request: FastifyRequest, error: FastifyError, appError: AppError): Promise<AppError> {
+export async function withFieldChecks(
+  appError: AppError,
+  route: {
+    body: unknown;
+    validationContext: string | undefined;
+    config: Pick<FastifyContextConfig, 'fieldChecks' | 'referenceChecks'>;
+    caller: AuthContext | undefined;
+    context: () => Context;
+  },
+): Promise<AppError> {
   if (appError.code !== 'VALIDATION_ERROR') return appError;
-  const { fieldChecks, referenceChecks } = request.routeOptions.config;
+  const { fieldChecks, referenceChecks } = route.config;
   // A 422 of the service (it stops at the first reference it cannot find) gains the rest on routes that
   // declare reference checks; elsewhere only the schema's 422 gains the semantic checks' findings.
-  if (error.validationContext !== 'body' && referenceChecks === undefined) return appError;
-  const caller = request.auth;
+  if (route.validationContext !== 'body' && referenceChecks === undefined) return appError;
+  const { caller } = route;
   const references =
-    referenceChecks && caller ? (body: unknown) => referenceChecks(contextOf(request), body, caller.scopes) : undefined;
+    referenceChecks && caller ? (body: unknown) => referenceChecks(route.context(), body, caller.scopes) : undefined;
   const details = appError.details ?? [];
-  const more = await semanticProblems(request.body, details, fieldChecks, references);
+  const more = await semanticProblems(route.body, details, fieldChecks, references);
   return more.length === 0 ? appError : validationError([...details, ...more]);
 }
 
@@ -145,16 +165,18 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
       request.log.error({ err: error }, 'storage unavailable');
     }
     const appError = toAppError(error, request.routeOptions.bodyLimit);
-    if (appError) return sendError(request, reply, await withFieldChecks(request, error, appError));
+    if (appError) {
+      const checked = await withFieldChecks(appError, {
+        body: request.body,
+        validationContext: error.validationContext,
+        config: request.routeOptions.config,
+        caller: request.auth,
+        context: () => contextOf(request),
+      });
+      return sendError(request, reply, checked);
+    }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(
-      request,
-      reply,
-      new AppError(
-        'INTERNAL_ERROR',
-        `Something went wrong on our side. Quote request id ${request.id} if you contact support.`,
-      ),
-    );
+    return sendError(request, reply, internalError(request.id));
   });
 
   app.setNotFoundHandler((request, reply) => {

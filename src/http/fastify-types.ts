@@ -13,6 +13,12 @@ import type { Context, HostedLinks } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import type { ErrorDetail } from '../core/errors.js';
 
+/** A route's own code without HTTP: its path's parameters, its checked body and the caller's scopes in. */
+export type DirectHandler = (
+  ctx: Context,
+  input: { params: Record<string, string>; body: unknown; scopes: ReadonlySet<string> },
+) => Promise<unknown>;
+
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
@@ -69,5 +75,10 @@ declare module 'fastify' {
      * names every wrong field (docs/api-contract.md §21). `scopes`: the key's, as ids it cannot read are skipped.
      */
     referenceChecks?: (ctx: Context, body: unknown, scopes: ReadonlySet<string>) => Promise<ErrorDetail[]>;
+    /**
+     * The route's own code without the HTTP machinery (http/direct-route.ts), for the imports worker's rows: what
+     * its handler runs once the body is checked, answering the object (`201` for a POST, else `200`).
+     */
+    direct?: DirectHandler;
   }
 }

@@ -61,39 +61,46 @@ function inexactNumber(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A JSON body as the parser reads it: `undefined` when empty; else the value, or the AppError that refuses it. A
+ * route with a body schema reports control characters with the schema's errors (`hasBodySchema`).
+ */
+export function parseJsonBody(text: string, hasBodySchema: boolean): unknown {
+  if (text.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new AppError('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  const problem = shapeProblem(parsed);
+  if (problem) throw fieldError('body', problem);
+  const inexact = inexactNumber(text);
+  if (inexact !== undefined)
+    throw fieldError(
+      'body',
+      `holds the number ${inexact.slice(0, 40)}, which cannot be kept exactly as written (at most 15 significant digits)`,
+    );
+  try {
+    // Re-scan for __proto__ / constructor.prototype keys, which JSON.parse accepts.
+    if (typeof parsed === 'object' && parsed !== null)
+      secureJson.scan(parsed, { protoAction: 'error', constructorAction: 'error' });
+  } catch {
+    throw fieldError('__proto__', 'forbidden property name (__proto__ or constructor.prototype)');
+  }
+  assertStorableText(parsed);
+  // A route with a body schema reports control characters with the schema's errors (issue 34.17,
+  // http/validation.ts); the others (the MCP server's JSON-RPC) are checked here.
+  if (!hasBodySchema) assertNoControlCharacters(parsed);
+  return parsed;
+}
+
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      return done(new AppError('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`));
-    }
-    const problem = shapeProblem(parsed);
-    if (problem) return done(fieldError('body', problem));
-    const inexact = inexactNumber(text);
-    if (inexact !== undefined)
-      return done(
-        fieldError(
-          'body',
-          `holds the number ${inexact.slice(0, 40)}, which cannot be kept exactly as written (at most 15 significant digits)`,
-        ),
-      );
-    try {
-      // Re-scan for __proto__ / constructor.prototype keys, which JSON.parse accepts.
-      if (typeof parsed === 'object' && parsed !== null)
-        secureJson.scan(parsed, { protoAction: 'error', constructorAction: 'error' });
-    } catch {
-      return done(fieldError('__proto__', 'forbidden property name (__proto__ or constructor.prototype)'));
-    }
-    try {
-      assertStorableText(parsed);
-      // A route with a body schema reports control characters with the schema's errors, in one 422 (issue
-      // 34.17, http/validation.ts); the others (the MCP server's JSON-RPC) are checked here.
-      if (!request.routeOptions.schema?.body) assertNoControlCharacters(parsed);
+      parsed = parseJsonBody(body as string, Boolean(request.routeOptions.schema?.body));
     } catch (error) {
       return done(error as Error);
     }

@@ -5,7 +5,7 @@ import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
-import { contextOf, requireScope } from './auth.js';
+import { auth, contextOf, insufficientScope, requireScope } from './auth.js';
 import type { ErrorDetail, Precondition } from '../core/errors.js';
 import { etagOfJson, ifMatch, IfMatchHeaders, sentJson, sentJsonFingerprint } from './etag.js';
 import { IdempotencyHeaders } from './idempotency.js';
@@ -241,6 +241,13 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     );
 
     const create = service.create;
+    /** The create's own code after the checks (the handler's, and the direct path's: http/direct-route.ts). */
+    const createItem = (ctx: Context, body: Static<Create>, scopes: ReadonlySet<string>) => {
+      for (const [field, scope] of Object.entries(definition.linkScopes ?? {}))
+        if ((body as Record<string, unknown>)[field] !== undefined && !scopes.has(scope))
+          throw insufficientScope(scope);
+      return (create as NonNullable<typeof create>)(ctx, body);
+    };
     if (create)
       app.post(
         path,
@@ -249,6 +256,7 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
             scope: scopes.write,
             ...fieldChecksOf(definition, 'create'),
             ...(definition.linkScopes ? { linkScopes: definition.linkScopes } : {}),
+            direct: (ctx, { body, scopes: held }) => createItem(ctx, body as Static<Create>, held),
           },
           schema: {
             tags,
@@ -263,11 +271,8 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
           },
         },
         async (request, reply) => {
-          for (const [field, scope] of Object.entries(definition.linkScopes ?? {})) {
-            if ((request.body as Record<string, unknown>)[field] !== undefined) requireScope(request, scope);
-          }
           const ctx = contextOf(request);
-          const item = await create(ctx, request.body as Static<Create>);
+          const item = await createItem(ctx, request.body as Static<Create>, auth(request).scopes);
           return answer(request, reply, (await completerOf(ctx))(item), `${path}/${item.id}`);
         },
       );
@@ -294,7 +299,12 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     app.put(
       `${path}/:id`,
       {
-        config: { scope: scopes.write, ...fieldChecksOf(definition, 'update') },
+        config: {
+          scope: scopes.write,
+          ...fieldChecksOf(definition, 'update'),
+          // Without If-Match (the direct path answers none: http/direct-route.ts).
+          direct: (ctx, { params, body }) => service.update(ctx, params.id as string, body as Static<Update>),
+        },
         schema: {
           tags,
           operationId: `update${pascal(singular)}`,

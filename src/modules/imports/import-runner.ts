@@ -5,7 +5,7 @@
 // committed batch and applies no row twice.
 // A batch in which a row fails is rolled back and run again without it: a row is whole or absent.
 import { unescapeFormula } from '../../core/csv-cells.js';
-import { fromJson, oneLargeWriteAtATime, survivingFailure } from '../../db/index.js';
+import { failureEndsTransaction, fromJson, oneLargeWriteAtATime, survivingFailure } from '../../db/index.js';
 import type { ImportReportRow } from '../../db/types.js';
 import type { AuthContext } from '../../kernel/auth-context.js';
 import { type Context, type Runtime, inTransaction } from '../../kernel/context.js';
@@ -147,8 +147,32 @@ async function holdersOf(
   return new Map([...named].map((externalId) => [externalId, found.get(externalId) ?? null]));
 }
 
-/** One row in its own savepoint where the engine needs one (PostgreSQL); a failed row is thrown as RowFailed. */
-async function attempt(db: Context['db'], row: ImportRow, environment: RowEnvironment): Promise<RowResult> {
+/** A row failed in a transaction run without savepoints: it runs again with them (`savepointsFor`). */
+class NeedsSavepoints {}
+
+/**
+ * Whether a transaction's rows run in a savepoint each: where a failed statement ends the transaction (PostgreSQL),
+ * only on a second run after a row failed (`retry`). The first run's rows are the same rows run the same way, a
+ * savepoint changing nothing while no row fails; a failed row throws NeedsSavepoints, which rolls the first run back.
+ */
+const savepointsFor = (db: Context['db'], retry: boolean) => retry || !failureEndsTransaction(db);
+
+/**
+ * One row, in its own savepoint where the engine needs one (`guarded`: PostgreSQL) so that a failed row is answered
+ * and the transaction goes on; unguarded there, a failed row is thrown as NeedsSavepoints.
+ */
+async function attempt(
+  db: Context['db'],
+  row: ImportRow,
+  environment: RowEnvironment,
+  guarded: boolean,
+): Promise<RowResult> {
+  if (!guarded) {
+    const result = await applyRow(row, environment);
+    if (result.outcome === 'failed') throw new NeedsSavepoints();
+    keepHolders(environment, result);
+    return result;
+  }
   try {
     const result = await survivingFailure(db, 'import_row', async () => {
       const result = await applyRow(row, environment);
@@ -161,6 +185,16 @@ async function attempt(db: Context['db'], row: ImportRow, environment: RowEnviro
     if (!(error instanceof RowFailed)) throw error;
     keepHolders(environment, error.result);
     return error.result;
+  }
+}
+
+/** `run(guarded)` in a transaction of its own, again with savepoints if a row failed without them. */
+async function withSavepointsIfNeeded<T>(db: Context['db'], run: (guarded: boolean) => Promise<T>): Promise<T> {
+  try {
+    return await run(savepointsFor(db, false));
+  } catch (error) {
+    if (!(error instanceof NeedsSavepoints)) throw error;
+    return run(savepointsFor(db, true));
   }
 }
 
@@ -344,19 +378,22 @@ async function checkRows(
   chunk: ImportRow[],
   columns: [string, string][],
 ): Promise<RowResult[]> {
-  const results: RowResult[] = [];
-  try {
-    await oneLargeWriteAtATime(run.runtime.db, () =>
-      inTransaction(run.runtime, async (tx) => {
-        const environment = await environmentOf(run, tx.db, columns, [...replay, ...chunk]);
-        for (const item of replay) await attempt(tx.db, item, environment);
-        for (const item of chunk) results.push(await attempt(tx.db, item, environment));
-        throw new Rollback();
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof Rollback)) throw error;
-  }
+  let results: RowResult[] = [];
+  await withSavepointsIfNeeded(run.runtime.db, async (guarded) => {
+    results = [];
+    try {
+      await oneLargeWriteAtATime(run.runtime.db, () =>
+        inTransaction(run.runtime, async (tx) => {
+          const environment = await environmentOf(run, tx.db, columns, [...replay, ...chunk]);
+          for (const item of replay) await attempt(tx.db, item, environment, guarded);
+          for (const item of chunk) results.push(await attempt(tx.db, item, environment, guarded));
+          throw new Rollback();
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof Rollback)) throw error;
+    }
+  });
   return results;
 }
 
@@ -502,46 +539,50 @@ async function commitBatch(run: Run, batch: ImportRow[], columns: [string, strin
   const failed = new Map<number, RowResult>();
   for (;;) {
     try {
-      await oneLargeWriteAtATime(runtime.db, () =>
-        inTransaction(runtime, async (tx) => {
-          const environment = await environmentOf(run, tx.db, columns, batch);
-          const results: RowResult[] = [];
-          const fresh: RowResult[] = [];
-          for (const item of batch) {
-            const known = failed.get(item.line);
-            if (known) {
-              results.push(known);
-              continue;
-            }
-            const result = await attempt(tx.db, item, environment);
-            if (result.outcome === 'failed') fresh.push(result);
-            results.push(result);
-          }
-          if (fresh.length > 0) throw new BatchFailed(fresh);
-          const records = new Map(batch.map((item) => [item.line, item.records]));
-          await repository.insertReportRows(
-            tx.db,
-            results.map((result) => reportRow(run, result, records.get(result.line))),
-          );
-          const current = await repository.findImport(tx.db, row.account_id, row.id);
-          const counts = countsOf(results, {
-            ...NO_COUNTS,
-            ...fromJson<Partial<ImportCounts>>(current?.counts ?? '{}'),
-          });
-          const last = batch[batch.length - 1] as ImportRow;
-          await repository.updateImport(tx.db, row.account_id, row.id, {
-            counts: JSON.stringify(counts),
-            progress_line: last.records[last.records.length - 1]?.line ?? last.line,
-            updated_at: runtime.clock.now().toISOString(),
-            lease_until: leaseFrom(run),
-          });
-        }),
-      );
+      await withSavepointsIfNeeded(runtime.db, (guarded) => commitOnce(guarded));
       return undefined;
     } catch (error) {
       if (!(error instanceof BatchFailed)) throw error;
       if (options.on_error === 'abort') return error.failed[0];
       for (const result of error.failed) failed.set(result.line, result);
     }
+  }
+
+  async function commitOnce(guarded: boolean): Promise<void> {
+    await oneLargeWriteAtATime(runtime.db, () =>
+      inTransaction(runtime, async (tx) => {
+        const environment = await environmentOf(run, tx.db, columns, batch);
+        const results: RowResult[] = [];
+        const fresh: RowResult[] = [];
+        for (const item of batch) {
+          const known = failed.get(item.line);
+          if (known) {
+            results.push(known);
+            continue;
+          }
+          const result = await attempt(tx.db, item, environment, guarded);
+          if (result.outcome === 'failed') fresh.push(result);
+          results.push(result);
+        }
+        if (fresh.length > 0) throw new BatchFailed(fresh);
+        const records = new Map(batch.map((item) => [item.line, item.records]));
+        await repository.insertReportRows(
+          tx.db,
+          results.map((result) => reportRow(run, result, records.get(result.line))),
+        );
+        const current = await repository.findImport(tx.db, row.account_id, row.id);
+        const counts = countsOf(results, {
+          ...NO_COUNTS,
+          ...fromJson<Partial<ImportCounts>>(current?.counts ?? '{}'),
+        });
+        const last = batch[batch.length - 1] as ImportRow;
+        await repository.updateImport(tx.db, row.account_id, row.id, {
+          counts: JSON.stringify(counts),
+          progress_line: last.records[last.records.length - 1]?.line ?? last.line,
+          updated_at: runtime.clock.now().toISOString(),
+          lease_until: leaseFrom(run),
+        });
+      }),
+    );
   }
 }
