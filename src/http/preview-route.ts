@@ -7,7 +7,7 @@ import type { Context } from '../kernel/context.js';
 import type { Scope } from '../kernel/scopes.js';
 import { contextOf, requireScope } from './auth.js';
 import { ok } from './envelope.js';
-import { pascal } from './resource-routes.js';
+import { pascal } from './resource-definition.js';
 import { BODY_ERRORS, dataEnvelope, errorResponses, schemaRef } from './schemas.js';
 import type { ErrorCode } from '../core/errors.js';
 

@@ -1,7 +1,8 @@
 // Credit note endpoints (docs/api-contract.md §22): the five standard operations, preview, and the money's
 // actions (apply, unapply, refund). Issuing is `PUT {status: "issued"}`; voiding `PUT {status: "void"}`.
 import { previewRoute } from '../../http/preview-route.js';
-import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
+import type { ResourceAction } from '../../http/resource-definition.js';
+import { resourceRoutes } from '../../http/resource-routes.js';
 import { documentFieldChecks } from '../documents/index.js';
 import { LINE_REFERENCES, referenceChecks } from '../shared/index.js';
 import { applyCreditNote, refundCreditNote, unapplyCreditNote } from './credit-notes.money.js';

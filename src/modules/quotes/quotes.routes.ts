@@ -3,7 +3,8 @@
 import { tagSeam } from '../tags/index.js';
 import { customFieldSeam } from '../custom-fields/index.js';
 import { documentFieldChecks } from '../documents/index.js';
-import { resourceRoutes, type ResourceAction } from '../../http/resource-routes.js';
+import type { ResourceAction } from '../../http/resource-definition.js';
+import { resourceRoutes } from '../../http/resource-routes.js';
 import { CreateQuoteBody, ListQuotesQuery, QuoteSchema, UpdateQuoteBody, type Quote } from './quotes.schemas.js';
 import * as service from './quotes.service.js';
 import { previewRoute } from '../../http/preview-route.js';

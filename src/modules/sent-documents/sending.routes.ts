@@ -1,6 +1,6 @@
 // `POST /:id/send` and `POST /:id/hosted-link/rotate` of quotes and invoices (docs/api-contract.md §7, §12),
 // declared once for both kinds; app.ts gives them to each kind's routes, after its standard five.
-import { article, pascal, type ResourceAction } from '../../http/resource-routes.js';
+import { article, pascal, type ResourceAction } from '../../http/resource-definition.js';
 import type { Scope } from '../../kernel/scopes.js';
 import { NoBody, SendBody, type PrintableDocument, type SendableKind, type SendInput } from '../documents/index.js';
 import { SENDABLE_INVOICE } from '../invoices/index.js';

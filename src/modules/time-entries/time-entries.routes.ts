@@ -5,7 +5,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { contextOf } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { IdempotencyHeaders } from '../../http/idempotency.js';
-import { type ResourceAction, resourceRoutes } from '../../http/resource-routes.js';
+import type { ResourceAction } from '../../http/resource-definition.js';
+import { resourceRoutes } from '../../http/resource-routes.js';
 import {
   BODY_ERRORS,
   dataEnvelope,

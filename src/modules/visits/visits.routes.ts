@@ -35,7 +35,8 @@ import * as service from './visits.service.js';
 import { referenceChecks } from '../shared/index.js';
 import { customFieldSeam } from '../custom-fields/index.js';
 import { tagSeam } from '../tags/index.js';
-import { patternFiltersDescription, tagRoutes } from '../../http/resource-routes.js';
+import { patternFiltersDescription } from '../../http/resource-definition.js';
+import { tagRoutes } from '../../http/tag-routes.js';
 
 const PATH = '/v1/visits';
 const tags = ['Visits'];
