@@ -43,9 +43,24 @@ async function openForeign(): Promise<Foreign> {
     };
   }
   const connection = new SqliteDatabase(context.databaseUrl.replace(/^sqlite:/, ''));
-  connection.pragma('busy_timeout = 10000');
+  // Another process's connection: it waits for the app's write lock without stopping the app's event loop. (A
+  // busy timeout here would wait in this thread, the app's, and the app could never release a lock it holds
+  // across a turn: "database is locked".)
+  connection.pragma('busy_timeout = 0');
+  const run = async (statement: string, parameters: unknown[]): Promise<void> => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        connection.prepare(statement).run(...parameters);
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+  };
   return {
-    run: async (statement, parameters) => void connection.prepare(statement).run(...parameters),
+    run,
     rows: async (statement, parameters) => connection.prepare(statement).all(...parameters) as never,
     close: async () => void connection.close(),
   };
