@@ -8,9 +8,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
+import { renderHtml, renderText, type MailSnapshot } from '../src/mail/document-mail.js';
 import { validateEinvoiceXml } from '../src/mail/einvoice-validation.js';
 import type { OutgoingMail } from '../src/mail/transports.js';
 import { OutboxWorker } from '../src/workers/outbox-worker.js';
+import { pdfText } from './helpers/smtp.js';
 import { clientSuite } from './helpers/state-table.js';
 
 // Validation and freezing run in the pool: on a busy test machine, give them time.
@@ -638,6 +640,66 @@ describe('Factur-X (§31)', () => {
     // The same invoice gives the same bytes (deterministic, as the PDF is).
     const again = await request('GET', `/v1/invoices/${invoice.id}/einvoice?format=facturx`);
     assert.equal(Buffer.compare(again.raw, response.raw), 0);
+  });
+});
+
+describe('the printed invoice says why a rate charges no VAT (§31, BT-120/121)', () => {
+  before(world);
+  test('its PDF, e-mail and sent snapshot print the exemption reason and code under "Tax exemption"; others print none', async () => {
+    const exempt = await ok(
+      'POST',
+      '/v1/tax-rates',
+      {
+        name: 'Steuerfrei 0 %',
+        percentage: 0,
+        tax_category: 'E',
+        exemption_reason: 'Exempt under Article 132(1)(c) of Directive 2006/112/EC',
+        exemption_reason_code: 'VATEX-EU-132',
+      },
+      201,
+    );
+    const invoice = await sentInvoice([
+      { description: 'Boiler service', quantity: 1, unit_amount: 10_000, tax_rate_ids: [vat19] },
+      { description: 'Physiotherapy', quantity: 1, unit_amount: 5_000, tax_rate_ids: [exempt.id] },
+    ]);
+    const sentence = 'Steuerfrei 0 %: Exempt under Article 132(1)(c) of Directive 2006/112/EC (VATEX-EU-132)';
+    const pdf = await request('GET', `/v1/invoices/${invoice.id}/pdf`);
+    assert.equal(pdf.status, 200, pdf.text);
+    const text = (await pdfText(pdf.raw)).replace(/\s+/g, ' ');
+    assert.ok(text.includes(`TAX EXEMPTION ${sentence}`), text);
+    // Kept where a reviewer can render and look at it: pdftoppm -png -r 60 /tmp/bms-exemption-last.pdf page
+    writeFileSync(path.join(tmpdir(), 'bms-exemption-last.pdf'), pdf.raw);
+    // The standard rate gives no reason, so it prints no sentence; an invoice without an exempt rate has no heading.
+    assert.doesNotMatch(text, /MwSt 19 %:/);
+    const plain = await sentInvoice(workedLines());
+    const plainText = await pdfText((await request('GET', `/v1/invoices/${plain.id}/pdf`)).raw);
+    assert.doesNotMatch(plainText, /TAX EXEMPTION/i);
+
+    await ok('POST', `/v1/invoices/${invoice.id}/send`, {});
+    const queued = await suite.context.database.db
+      .selectFrom('outbox_messages')
+      .select('snapshot')
+      .where('document_id', '=', invoice.id)
+      .executeTakeFirstOrThrow();
+    const snapshot = JSON.parse(String(queued.snapshot)) as MailSnapshot;
+    assert.deepEqual(
+      snapshot.document.tax_breakdown?.map((row) => [row.name, row.exemption_reason, row.exemption_reason_code]),
+      [
+        ['MwSt 19 %', undefined, undefined],
+        ['Steuerfrei 0 %', 'Exempt under Article 132(1)(c) of Directive 2006/112/EC', 'VATEX-EU-132'],
+      ],
+    );
+    assert.ok(renderText(snapshot).includes(`Tax exemption:\n${sentence}\n`), renderText(snapshot));
+    assert.ok(renderHtml(snapshot).includes('<strong>Tax exemption</strong><br>Steuerfrei 0 %: Exempt under'));
+    const hub = await suite.context.request(
+      'GET',
+      new URL((await ok('GET', `/v1/invoices/${invoice.id}`)).hosted_url).pathname,
+    );
+    assert.equal(hub.status, 200, hub.text);
+    assert.match(
+      hub.text,
+      /<h2 id="exemption-heading">Tax exemption<\/h2><p class="prose">Steuerfrei 0 %: Exempt under Article 132\(1\)\(c\)/,
+    );
   });
 });
 

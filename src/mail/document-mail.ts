@@ -25,6 +25,12 @@ export interface MailTaxRow {
   registration_number: string | null;
   percentage: number;
   tax_amount: number;
+  /**
+   * Why the rate charges no VAT (BT-120) and its VATEX code (BT-121), from the rate, present only when it has
+   * either (docs/api-contract.md §31), so other documents keep their bytes.
+   */
+  exemption_reason?: string | null;
+  exemption_reason_code?: string | null;
 }
 
 /** A postal address as printed: every key present, null when empty. */
@@ -370,6 +376,20 @@ export function taxRowLabel(row: MailTaxRow): string {
   return says ? `${name}${number}` : `${name} ${percentage}%${number}`;
 }
 
+/**
+ * One sentence per rate that gives an exemption reason or code, under the heading "Tax exemption":
+ * "VAT 0%: Exempt under Article 132 (VATEX-EU-132)". An exempt supply's invoice must say why (EN 16931 BR-E-10).
+ */
+export function exemptionLines(snapshot: MailSnapshot): string[] {
+  return (snapshot.document.tax_breakdown ?? []).flatMap((row) => {
+    const reason = row.exemption_reason ?? null;
+    const code = row.exemption_reason_code ?? null;
+    if (reason === null && code === null) return [];
+    const says = reason !== null && code !== null ? `${reason} (${code})` : (reason ?? code);
+    return [`${taxRowLabel(row)}: ${says}`];
+  });
+}
+
 /** A line's rates as its Tax column prints them. */
 export function lineTaxLabel(item: MailLineItem): string {
   return item.tax_label ?? `${item.tax_rate}%`;
@@ -417,6 +437,7 @@ export function renderText(snapshot: MailSnapshot): string {
     ...document.line_items.map((item) => `- ${lineSentence(item, snapshot)}`),
     '',
     ...summaryRows(snapshot).map(([label, value]) => `${label}: ${value}`),
+    ...(exemptionLines(snapshot).length > 0 ? ['', 'Tax exemption:', ...exemptionLines(snapshot)] : []),
     ...(document.notes ? ['', document.notes] : []),
     ...(snapshot.kind === 'invoice' && snapshot.business.payment_instructions
       ? ['', 'How to pay:', snapshot.business.payment_instructions]
@@ -466,6 +487,7 @@ ${reminderSentence(snapshot) ? `<p><strong>${escapeHtml(reminderSentence(snapsho
 ${snapshot.service_address ? `<p><strong>Service address</strong><br>${serviceAddressLines(snapshot).map(escapeHtml).join('<br>')}</p>` : ''}
 <table style="border-collapse:collapse"><thead><tr><th ${cell}>Description</th><th ${right}>Qty</th><th ${right}>Unit</th><th ${right}>Tax</th><th ${right}>${escapeHtml(amountHeading(snapshot))}</th></tr></thead>
 <tbody>${rows}${summary}</tbody></table>
+${exemptionLines(snapshot).length > 0 ? `<p><strong>Tax exemption</strong><br>${exemptionLines(snapshot).map(escapeHtml).join('<br>')}</p>` : ''}
 ${document.notes ? `<p>${escapeHtml(document.notes).replace(/\n/g, '<br>')}</p>` : ''}
 ${snapshot.kind === 'invoice' && snapshot.business.payment_instructions ? `<p><strong>How to pay</strong><br>${escapeHtml(snapshot.business.payment_instructions).replace(/\n/g, '<br>')}</p>` : ''}
 ${snapshot.hosted_url ? `<p>${escapeHtml(hubInvitation(snapshot))}<br><a href="${escapeHtml(snapshot.hosted_url)}" style="display:inline-block;margin-top:6px;padding:10px 16px;background:#1d4ed8;color:#fff;text-decoration:none;border-radius:4px">${snapshot.kind === 'quote' ? 'View and answer the quote' : 'View the invoice'}</a></p>` : ''}

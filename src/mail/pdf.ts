@@ -22,6 +22,7 @@ import {
   serviceAddressLines,
   lineTaxLabel,
   summaryRows,
+  exemptionLines,
   KIND_LABELS,
   type MailSnapshot,
 } from './document-mail.js';
@@ -302,6 +303,8 @@ export function renderDocumentPdf({
   // The account's printable custom fields, under their labels (docs/api-contract.md §27).
   const fields = fieldRows(snapshot);
   if (fields.length > 0) paragraph('Details', fields.map(([label, value]) => `${label}: ${value}`).join('\n'));
+  const exemptions = exemptionLines(snapshot);
+  if (exemptions.length > 0) paragraph('Tax exemption', exemptions.join('\n'));
   if (snapshot.kind === 'invoice' && business.payment_instructions)
     paragraph('How to pay', business.payment_instructions);
   if (document.notes) paragraph('Notes', document.notes);

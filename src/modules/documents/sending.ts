@@ -9,6 +9,7 @@ import type { MailField, MailLineItem, MailSnapshot, MailTaxRow } from '../../ma
 import { readDefinitions } from '../custom-fields/index.js';
 import { enqueueMessage } from '../../mail/outbox.repository.js';
 import { findAccount } from '../accounts/index.js';
+import { findTaxRates } from '../catalog/index.js';
 import { businessOnDocument, DEFAULT_LOCALE, effectivePaperSize, printSettings } from '../accounts/index.js';
 import { serviceAddressOf } from '../properties/index.js';
 import { presentAddress, readEinvoicing } from '../shared/index.js';
@@ -71,7 +72,7 @@ export interface PrintableDocument {
   >;
   subtotal_amount: number;
   tax_amount: number;
-  tax_breakdown: Array<MailTaxRow>;
+  tax_breakdown: Array<MailTaxRow & { tax_rate_id: string | null }>;
   discount_amount: number;
   total_amount: number;
   notes: string | null;
@@ -146,6 +147,31 @@ function printedIssueDate(kind: SentKind, document: PrintableDocument, timezone:
 }
 
 /**
+ * The tax breakdown as printed: a rate's exemption reason and code (docs/api-contract.md §31) beside its row when it
+ * has either. Read from the rate: they are frozen with its percentage once a document uses it (§19).
+ */
+async function printedTaxRows(
+  db: Executor,
+  accountId: string,
+  breakdown: PrintableDocument['tax_breakdown'],
+): Promise<MailTaxRow[]> {
+  const ids = breakdown.flatMap((row) => row.tax_rate_id ?? []);
+  const rates = new Map(ids.length > 0 ? (await findTaxRates(db, accountId, ids)).map((rate) => [rate.id, rate]) : []);
+  return breakdown.map(({ tax_rate_id, name, registration_number, percentage, tax_amount }) => {
+    const rate = tax_rate_id === null ? undefined : rates.get(tax_rate_id);
+    const reason = rate?.exemption_reason ?? null;
+    const code = rate?.exemption_reason_code ?? null;
+    return {
+      name,
+      registration_number,
+      percentage,
+      tax_amount,
+      ...(reason !== null || code !== null ? { exemption_reason: reason, exemption_reason_code: code } : {}),
+    };
+  });
+}
+
+/**
  * The document as its PDF and e-mail print it: the business profile and the client as they are now, the
  * document at its current revision. The e-mail freezes this at send time; GET …/pdf builds it afresh.
  */
@@ -194,12 +220,7 @@ export async function documentSnapshot(
       })),
       subtotal_amount: document.subtotal_amount,
       tax_amount: document.tax_amount,
-      tax_breakdown: document.tax_breakdown.map(({ name, registration_number, percentage, tax_amount }) => ({
-        name,
-        registration_number,
-        percentage,
-        tax_amount,
-      })),
+      tax_breakdown: await printedTaxRows(db, accountId, document.tax_breakdown),
       discount_amount: document.discount_amount,
       total_amount: document.total_amount,
       amount_paid: document.amount_paid ?? null,

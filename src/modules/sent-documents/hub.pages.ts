@@ -7,6 +7,7 @@ import {
   addressLines,
   amountHeading,
   dateRows,
+  exemptionLines,
   fieldRows,
   documentLabel,
   formatDate,
@@ -309,6 +310,7 @@ ${answerForms(view)}
 ${linesTable(snapshot)}
 </section>
 ${filesSection(view)}
+${exemptionLines(snapshot).length > 0 ? html`<section class="card" aria-labelledby="exemption-heading"><h2 id="exemption-heading">Tax exemption</h2><p class="prose">${exemptionLines(snapshot).join('\n')}</p></section>` : ''}
 ${document.notes ? html`<section class="card" aria-labelledby="notes-heading"><h2 id="notes-heading">Notes</h2><p class="prose">${document.notes}</p></section>` : ''}
 ${business.payment_instructions && (paysInvoice || paysDeposit) ? html`<section class="card" aria-labelledby="pay-heading"><h2 id="pay-heading">How to pay</h2><p class="prose">${business.payment_instructions}</p></section>` : ''}
 </main>
