@@ -9,15 +9,15 @@ import type { Context } from '../../kernel/context.js';
 import {
   clientPieces,
   daysBefore,
-  entriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
   findSettledOpenInvoices,
   findSettledOpenItemSums,
   findStillOpenMovedAfter,
+  findUnsettledInvoices,
+  findUnsettledSums,
   itemKeyOf,
   type OpenItemKey,
-  openItemMovesOf,
   type SettledSum,
 } from '../ledger/index.js';
 import {
@@ -153,36 +153,19 @@ async function openItemsAt(
     keys.set(itemKeyOf(key), key);
   const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
   const mine = [...keys.values()].filter((key) => key.currency === standing.currency);
-  const wanted = new Set(mine.map(itemKeyOf));
-  const dueDates = new Map<string, string>();
-  const invoices = new Map<string, OpenInvoice>();
-  for await (const batch of entriesOfItems(ctx.db, ctx.accountId, mine, standing.sequence, day)) {
-    for (const entry of batch.entries) {
-      if (batch.kind === 'invoice' && entry.invoice_id !== null && entry.due_date !== null)
-        dueDates.set(entry.invoice_id, entry.due_date);
-      for (const move of openItemMovesOf(entry)) {
-        // Each item's moves are summed from its own batch.
-        if (move.kind !== batch.kind || !wanted.has(itemKeyOf(move))) continue;
-        if (move.kind !== 'invoice') {
-          credits.set(move.client_id, (credits.get(move.client_id) ?? 0) + move.amount);
-          continue;
-        }
-        const key = `${move.item_id} ${move.client_id}`;
-        const invoice = invoices.get(key) ?? {
-          invoiceId: move.item_id,
-          clientId: move.client_id,
-          open: 0,
-          dueDate: null,
-          issuedOn: entry.effective_date,
-        };
-        invoice.open += move.amount;
-        invoices.set(key, invoice);
-      }
-    }
-    await yieldTurn();
+  for (const sum of await findUnsettledSums(
+    ctx.db,
+    ctx.accountId,
+    mine,
+    standing.sequence,
+    day,
+    standing.currency,
+    starts,
+  )) {
+    if (sum.kind === 'invoice') settled.push(sum);
+    else credits.set(sum.client_id, (credits.get(sum.client_id) ?? 0) + totalOf(sum.amounts));
   }
-  for (const invoice of invoices.values()) invoice.dueDate = dueDates.get(invoice.invoiceId) ?? null;
-  return { settled, invoices: [...invoices.values()].filter((invoice) => invoice.open !== 0), credits, others };
+  return { settled, unsettled: mine.filter((key) => key.kind === 'invoice'), credits, others };
 }
 
 export async function agedReceivables(
@@ -194,7 +177,7 @@ export async function agedReceivables(
   const labels = bucketLabels(bounds);
   const asOf = input.as_of ?? standing.today;
   const groupBy = input.group_by ?? 'client';
-  const { settled, invoices: open, credits, others } = await openItemsAt(ctx, standing, asOf, bounds, input.client_id);
+  const { settled, unsettled, credits, others } = await openItemsAt(ctx, standing, asOf, bounds, input.client_id);
   // Days past due by day numbers: a report ages thousands of invoices, and Temporal's polyfill is slow per call.
   const asOfNumber = dayNumber(asOf);
   const daysPastDue = (invoice: OpenInvoice) => asOfNumber - dayNumber(invoice.dueDate ?? invoice.issuedOn);
@@ -218,7 +201,6 @@ export async function agedReceivables(
   for (const sum of settled)
     for (let bucket = 0; bucket < sum.amounts.length; bucket++)
       addOpen(sum.client_id, bucket, sum.amounts[bucket]!, bucket === 0 ? sum.count : 0);
-  for (const invoice of open) addOpen(invoice.clientId, bucketIndex(bounds, daysPastDue(invoice)), invoice.open, 1);
   for (const [clientId, credit] of credits) figuresOf(clientId).credit_amount += credit;
   for (const figures of byClient.values()) {
     figures.balance_amount = figures.open_amount - figures.credit_amount;
@@ -229,7 +211,7 @@ export async function agedReceivables(
   const nameOf = (clientId: string) => names.get(clientId) ?? '';
   let page: { rows: AgingRow[]; next: RowKey | null };
   if (groupBy === 'invoice') {
-    page = await invoicePage(ctx, standing, asOf, invoiceCounts, nameOf, open, (invoice) => {
+    page = await invoicePage(ctx, standing, asOf, invoiceCounts, nameOf, unsettled, (invoice) => {
       const days = daysPastDue(invoice);
       const row = emptyFigures(labels);
       row.buckets[bucketIndex(bounds, days)]!.amount = invoice.open;
@@ -273,7 +255,7 @@ async function invoicePage(
   asOf: string,
   counts: ReadonlyMap<string, number>,
   nameOf: (clientId: string) => string,
-  unsettled: readonly OpenInvoice[],
+  unsettled: readonly OpenItemKey[],
   rowOf: (invoice: OpenInvoice) => AgingRow,
 ): Promise<{ rows: AgingRow[]; next: RowKey | null }> {
   const keyOf = (row: AgingRow): RowKey => [row.client_name, row.client_id, row.due_date ?? '', row.invoice_id!];
@@ -284,11 +266,11 @@ async function invoicePage(
   const after = positionOf(standing, INVOICE_ROW_KEY);
   let index = 0;
   if (after) while (index < clients.length && compareKeys(clients[index]!, after.slice(0, 2)) < 0) index++;
-  const byClient = new Map<string, OpenInvoice[]>();
-  for (const invoice of unsettled) {
-    const invoices = byClient.get(invoice.clientId);
-    if (invoices) invoices.push(invoice);
-    else byClient.set(invoice.clientId, [invoice]);
+  const byClient = new Map<string, OpenItemKey[]>();
+  for (const key of unsettled) {
+    const keys = byClient.get(key.client_id);
+    if (keys) keys.push(key);
+    else byClient.set(key.client_id, [key]);
   }
   const rows: AgingRow[] = [];
   let found = 0;
@@ -307,6 +289,16 @@ async function invoicePage(
       standing.currency,
       batch,
     );
+    read.push(
+      ...(await findUnsettledInvoices(
+        ctx.db,
+        ctx.accountId,
+        batch.flatMap((clientId) => byClient.get(clientId) ?? []),
+        standing.sequence,
+        asOf,
+        standing.currency,
+      )),
+    );
     const invoices: OpenInvoice[] = read.map((item) => ({
       invoiceId: item.item_id,
       clientId: item.client_id,
@@ -314,7 +306,6 @@ async function invoicePage(
       dueDate: item.due_date,
       issuedOn: item.opened_on,
     }));
-    for (const clientId of batch) invoices.push(...(byClient.get(clientId) ?? []));
     for (const invoice of invoices) {
       const row = rowOf(invoice);
       rows.push(row);
@@ -360,10 +351,8 @@ export async function clientStatement(
   const names = await repository.findLabels(ctx.db, ctx.accountId, 'clients', [input.client_id]);
   if (!names.has(input.client_id)) throw notFoundClient(input.client_id);
   const balanceOn = async (day: string) => {
-    const { settled, invoices, credits } = await openItemsAt(ctx, standing, day, [], input.client_id);
-    const open =
-      settled.reduce((sum, item) => sum + totalOf(item.amounts), 0) +
-      invoices.reduce((sum, invoice) => sum + invoice.open, 0);
+    const { settled, credits } = await openItemsAt(ctx, standing, day, [], input.client_id);
+    const open = settled.reduce((sum, item) => sum + totalOf(item.amounts), 0);
     return open - (credits.get(input.client_id) ?? 0);
   };
   const bounds = {
