@@ -111,10 +111,11 @@ function emptyFigures(labels: readonly string[]): AgingFigures {
  * with no entry after the day nor after the sequence ("settled"), whose kept amount and due date are theirs then,
  * summed per client, currency and kind, a column per bucket, by the database (no entry read, a row per client); the
  * other items that may be open that day as the books stand now (the still-open items with a later entry, the kept
- * spans); and those an entry after the sequence moved. The last two are summed from their own entries up to the
- * sequence and the day. Other currencies' items are counted. The still-open items are read a piece of clients at a
- * time, the entries a batch at a time, with a turn of the event loop between, all in the report's one read snapshot
- * (`onOneSnapshot`).
+ * spans); and those an entry after the sequence moved. The last two ("unsettled") are summed from their own entries
+ * up to the sequence and the day by the database too, per client and bucket (`findUnsettledSums`); the unsettled
+ * invoices' keys are returned for an invoice page. Other currencies' items are counted. The still-open items are read
+ * a piece of clients at a time, the unsettled ones summed a batch at a time, with a turn of the event loop between,
+ * all in the report's one read snapshot (`onOneSnapshot`).
  */
 async function openItemsAt(
   ctx: Context,
