@@ -302,7 +302,7 @@ test('?ledger_sequence=N answers the old figures byte for byte after many later 
   assert.ok(days(kept).some(([day]) => day === '2026-09-15'));
 });
 
-test('a past as_of sums the items moved after it by the database: partial payments, a credit note and bucket bounds', async () => {
+test('a past as_of sums the items moved after it from their entries: partial payments, credit notes and bucket bounds', async () => {
   const b = await books();
   const gamma = await b.client('Gamma');
   // G1 due 2 Oct: 30 days past due on 1 Nov (1-30); G2 due 1 Oct: 31 (31-60); G3 due 1 Nov: 0 (current); G4 due

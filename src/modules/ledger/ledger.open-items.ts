@@ -350,22 +350,6 @@ export function settledOpenItemSumsQuery(
   piece?: ClientPiece,
 ) {
   const due = sql`coalesce(${sql.ref('due_date')}, ${sql.ref('opened_on')})`;
-  return settledOpenItemsOn(db, accountId, day, through, clientId, piece)
-    .select([
-      'client_id',
-      'currency',
-      'kind',
-      ...bucketColumns(due, day, bucketStarts),
-      sql<number | string>`count(*)`.as('count'),
-    ])
-    .groupBy(['client_id', 'currency', 'kind']);
-}
-
-/**
- * `sum(amount)` per aging bucket of the items' `due` day (`bucket_0` … `bucket_n+1`): current for a due day on or
- * after `day`, then one before `day` and on or after `day` − b1, and so on (`bucketStarts`: `day` − b, increasing b).
- */
-function bucketColumns(due: RawBuilder<unknown>, day: string, bucketStarts: readonly string[]) {
   const starts = [day, ...bucketStarts];
   const amount = (condition: RawBuilder<unknown>, bucket: number) =>
     sql<number | string>`sum(case when ${condition} then ${sql.ref('amount')} else 0 end)`.as(`bucket_${bucket}`);
@@ -373,11 +357,10 @@ function bucketColumns(due: RawBuilder<unknown>, day: string, bucketStarts: read
     amount(index === 0 ? sql`${due} >= ${start}` : sql`${due} < ${starts[index - 1]} and ${due} >= ${start}`, index),
   );
   buckets.push(amount(sql`${due} < ${starts[starts.length - 1]}`, starts.length));
-  return buckets;
+  return settledOpenItemsOn(db, accountId, day, through, clientId, piece)
+    .select(['client_id', 'currency', 'kind', ...buckets, sql<number | string>`count(*)`.as('count')])
+    .groupBy(['client_id', 'currency', 'kind']);
 }
-
-const bucketAmountsOf = (row: Record<string, string | number>, bucketStarts: readonly string[]) =>
-  Array.from({ length: bucketStarts.length + 2 }, (_, bucket) => Number(row[`bucket_${bucket}`]));
 
 export async function findSettledOpenItemSums(
   db: Executor,
@@ -401,7 +384,7 @@ export async function findSettledOpenItemSums(
     currency: row.currency as string,
     client_id: row.client_id as string,
     kind: row.kind as OpenItemKind,
-    amounts: bucketAmountsOf(row, bucketStarts),
+    amounts: Array.from({ length: bucketStarts.length + 2 }, (_, bucket) => Number(row[`bucket_${bucket}`])),
     count: Number(row.count),
   }));
 }
@@ -554,158 +537,53 @@ export async function findItemsMovedAfter(
   return [...keys.values()];
 }
 
-const MOVE_TYPES = [...INVOICE_DOCUMENT_TYPES, ...APPLICATIONS];
-
-/** The pairs (item, client) of some items of one kind, as a filter: `(column, client_id) in ((…, …), …)`. */
-function itemPairs(column: string, items: readonly OpenItemKey[]) {
-  const pairs = items.map((item) => sql`(${item.item_id}, ${item.client_id})`);
-  return sql<boolean>`(${sql.ref(column)}, ${sql.ref('client_id')}) in (${sql.join(pairs)})`;
+/** An entry of an open item as the reports sum it. */
+export interface OpenItemEntry extends OpenItemSource {
+  sequence: number;
+  due_date: string | null;
 }
 
 /**
- * Some open invoices (at most 500, one currency) summed from their own entries up to `through` and dated up to `day`,
- * an invoice a row where its amount is not 0: its amount (its document entries' `amount` less its applications'
- * `applied_amount`), its due date (that of its latest entry naming one) and the day of its first entry. The entries are
- * a range of the (account, invoice) index per invoice; the due date a seek of the same index, the first day one of the
- * (account, sequence) index.
+ * The entries of the items (by their index), up to `through` and dated up to `day`: a batch of 500 items of one kind
+ * at a time, each batch's entries in sequence order (an entry moving two items comes in each one's batch).
  */
-export function unsettledInvoicesQuery(
+export async function* entriesOfItems(
   db: Executor,
   accountId: string,
   items: readonly OpenItemKey[],
   through: number,
   day: string,
-  currency: string,
-) {
-  const sums = db
-    .selectFrom('ledger_entries')
-    .select([
-      'invoice_id',
-      'client_id',
-      sql<
-        number | string
-      >`sum(case when ${sql.ref('type')} in (${sql.join(INVOICE_DOCUMENT_TYPES)}) then ${sql.ref('amount')} else -${sql.ref('applied_amount')} end)`.as(
-        'amount',
-      ),
-      sql<number | string>`min(${sql.ref('sequence')})`.as('first_sequence'),
-    ])
-    .where('account_id', '=', accountId)
-    .where('invoice_id', 'in', [...new Set(items.map((item) => item.item_id))])
-    .where(itemPairs('invoice_id', items))
-    .where('currency', '=', currency)
-    .where('type', 'in', MOVE_TYPES)
-    .where('sequence', '<=', through)
-    .where('effective_date', '<=', day)
-    .groupBy(['invoice_id', 'client_id']);
-  return db
-    .selectFrom(sums.as('item'))
-    .select([
-      sql<string>`${sql.ref('item.invoice_id')}`.as('item_id'),
-      'item.client_id',
-      'item.amount',
-      (eb) =>
-        eb
-          .selectFrom('ledger_entries as named')
-          .select('named.due_date')
-          .where('named.account_id', '=', accountId)
-          .whereRef('named.invoice_id', '=', 'item.invoice_id')
-          .where('named.due_date', 'is not', null)
-          .where('named.sequence', '<=', through)
-          .where('named.effective_date', '<=', day)
-          .orderBy('named.sequence', 'desc')
-          .limit(1)
-          .as('due_date'),
-      (eb) =>
-        eb
-          .selectFrom('ledger_entries as first')
-          .select('first.effective_date')
-          .where('first.account_id', '=', accountId)
-          .whereRef('first.sequence', '=', 'item.first_sequence')
-          .as('opened_on'),
-    ])
-    .where('item.amount', '<>', 0);
-}
-
-/** `unsettledInvoicesQuery`'s invoices, a batch of 500 at a time. */
-export async function findUnsettledInvoices(
-  db: Executor,
-  accountId: string,
-  items: readonly OpenItemKey[],
-  through: number,
-  day: string,
-  currency: string,
-): Promise<SettledOpenInvoice[]> {
-  const found: SettledOpenInvoice[] = [];
-  for (let start = 0; start < items.length; start += 500) {
-    if (start > 0) await yieldTurn();
-    const batch = items.slice(start, start + 500);
-    for (const row of await unsettledInvoicesQuery(db, accountId, batch, through, day, currency).execute())
-      found.push({
-        ...row,
-        amount: Number(row.amount),
-        due_date: row.due_date ?? null,
-        opened_on: row.opened_on as string,
-      });
-  }
-  return found;
-}
-
-/**
- * Open items summed from their own entries (up to `through`, dated up to `day`, in one currency) per client by the
- * database, as the settled ones are (`SettledSum`): invoices a column per aging bucket of their due date (else their
- * first entry's day) with their count, payments' and credit notes' credit. A batch of 500 items of a kind a statement,
- * a row per client out, with a turn of the event loop between.
- */
-export async function findUnsettledSums(
-  db: Executor,
-  accountId: string,
-  items: readonly OpenItemKey[],
-  through: number,
-  day: string,
-  currency: string,
-  bucketStarts: readonly string[],
-): Promise<SettledSum[]> {
-  const found: SettledSum[] = [];
+): AsyncGenerator<{ kind: OpenItemKind; entries: OpenItemEntry[] }> {
   for (const kind of ['invoice', 'payment', 'credit_note'] as const) {
-    const ofKind = items.filter((item) => item.kind === kind && item.currency === currency);
-    for (let start = 0; start < ofKind.length; start += 500) {
-      await yieldTurn();
-      const batch = ofKind.slice(start, start + 500);
-      const column = ITEM_COLUMN[kind];
-      const rows = (kind === 'invoice'
-        ? await db
-            .selectFrom(unsettledInvoicesQuery(db, accountId, batch, through, day, currency).as('open'))
-            .select([
-              'client_id',
-              ...bucketColumns(sql`coalesce(${sql.ref('due_date')}, ${sql.ref('opened_on')})`, day, bucketStarts),
-              sql<number | string>`count(*)`.as('count'),
-            ])
-            .groupBy('client_id')
-            .execute()
-        : await db
-            .selectFrom('ledger_entries')
-            .select([
-              'client_id',
-              sql<number | string>`sum(-${sql.ref('amount')} - ${sql.ref('applied_amount')})`.as('bucket_0'),
-            ])
-            .where('account_id', '=', accountId)
-            .where(column, 'in', [...new Set(batch.map((item) => item.item_id))])
-            .where(itemPairs(column, batch))
-            .$if(kind === 'credit_note', (query) => query.where('payment_id', 'is', null))
-            .where('currency', '=', currency)
-            .where('sequence', '<=', through)
-            .where('effective_date', '<=', day)
-            .groupBy('client_id')
-            .execute()) as unknown as Record<string, string | number>[];
-      for (const row of rows)
-        found.push({
-          currency,
-          client_id: row.client_id as string,
-          kind,
-          amounts: kind === 'invoice' ? bucketAmountsOf(row, bucketStarts) : [Number(row.bucket_0)],
-          count: kind === 'invoice' ? Number(row.count) : 0,
-        });
+    const ids = [...new Set(items.filter((item) => item.kind === kind).map((item) => item.item_id))];
+    for (let start = 0; start < ids.length; start += 500) {
+      const rows = await db
+        .selectFrom('ledger_entries')
+        .select([
+          'sequence',
+          'client_id',
+          'currency',
+          'type',
+          'effective_date',
+          'amount',
+          'applied_amount',
+          'invoice_id',
+          'payment_id',
+          'credit_note_id',
+          'due_date',
+        ])
+        .where('account_id', '=', accountId)
+        .where(ITEM_COLUMN[kind], 'in', ids.slice(start, start + 500))
+        .where('sequence', '<=', through)
+        .where('effective_date', '<=', day)
+        .execute();
+      const entries = rows.map((row) => ({
+        ...row,
+        sequence: Number(row.sequence),
+        amount: Number(row.amount),
+        applied_amount: Number(row.applied_amount),
+      }));
+      yield { kind, entries: entries.sort((a, b) => a.sequence - b.sequence) };
     }
   }
-  return found;
 }

@@ -9,15 +9,15 @@ import type { Context } from '../../kernel/context.js';
 import {
   clientPieces,
   daysBefore,
+  entriesOfItems,
   findItemsMovedAfter,
   findOpenItemsOn,
   findSettledOpenInvoices,
   findSettledOpenItemSums,
   findStillOpenMovedAfter,
-  findUnsettledInvoices,
-  findUnsettledSums,
   itemKeyOf,
   type OpenItemKey,
+  openItemMovesOf,
   type SettledSum,
 } from '../ledger/index.js';
 import {
@@ -111,11 +111,10 @@ function emptyFigures(labels: readonly string[]): AgingFigures {
  * with no entry after the day nor after the sequence ("settled"), whose kept amount and due date are theirs then,
  * summed per client, currency and kind, a column per bucket, by the database (no entry read, a row per client); the
  * other items that may be open that day as the books stand now (the still-open items with a later entry, the kept
- * spans); and those an entry after the sequence moved. The last two ("unsettled") are summed from their own entries
- * up to the sequence and the day by the database too, per client and bucket (`findUnsettledSums`); the unsettled
- * invoices' keys are returned for an invoice page. Other currencies' items are counted. The still-open items are read
- * a piece of clients at a time, the unsettled ones summed a batch at a time, with a turn of the event loop between,
- * all in the report's one read snapshot (`onOneSnapshot`).
+ * spans); and those an entry after the sequence moved. The last two are summed from their own entries up to the
+ * sequence and the day. Other currencies' items are counted. The still-open items are read a piece of clients at a
+ * time, the entries a batch at a time, with a turn of the event loop between, all in the report's one read snapshot
+ * (`onOneSnapshot`).
  */
 async function openItemsAt(
   ctx: Context,
@@ -154,19 +153,36 @@ async function openItemsAt(
     keys.set(itemKeyOf(key), key);
   const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
   const mine = [...keys.values()].filter((key) => key.currency === standing.currency);
-  for (const sum of await findUnsettledSums(
-    ctx.db,
-    ctx.accountId,
-    mine,
-    standing.sequence,
-    day,
-    standing.currency,
-    starts,
-  )) {
-    if (sum.kind === 'invoice') settled.push(sum);
-    else credits.set(sum.client_id, (credits.get(sum.client_id) ?? 0) + totalOf(sum.amounts));
+  const wanted = new Set(mine.map(itemKeyOf));
+  const dueDates = new Map<string, string>();
+  const invoices = new Map<string, OpenInvoice>();
+  for await (const batch of entriesOfItems(ctx.db, ctx.accountId, mine, standing.sequence, day)) {
+    for (const entry of batch.entries) {
+      if (batch.kind === 'invoice' && entry.invoice_id !== null && entry.due_date !== null)
+        dueDates.set(entry.invoice_id, entry.due_date);
+      for (const move of openItemMovesOf(entry)) {
+        // Each item's moves are summed from its own batch.
+        if (move.kind !== batch.kind || !wanted.has(itemKeyOf(move))) continue;
+        if (move.kind !== 'invoice') {
+          credits.set(move.client_id, (credits.get(move.client_id) ?? 0) + move.amount);
+          continue;
+        }
+        const key = `${move.item_id} ${move.client_id}`;
+        const invoice = invoices.get(key) ?? {
+          invoiceId: move.item_id,
+          clientId: move.client_id,
+          open: 0,
+          dueDate: null,
+          issuedOn: entry.effective_date,
+        };
+        invoice.open += move.amount;
+        invoices.set(key, invoice);
+      }
+    }
+    await yieldTurn();
   }
-  return { settled, unsettled: mine.filter((key) => key.kind === 'invoice'), credits, others };
+  for (const invoice of invoices.values()) invoice.dueDate = dueDates.get(invoice.invoiceId) ?? null;
+  return { settled, invoices: [...invoices.values()].filter((invoice) => invoice.open !== 0), credits, others };
 }
 
 export async function agedReceivables(
@@ -178,7 +194,7 @@ export async function agedReceivables(
   const labels = bucketLabels(bounds);
   const asOf = input.as_of ?? standing.today;
   const groupBy = input.group_by ?? 'client';
-  const { settled, unsettled, credits, others } = await openItemsAt(ctx, standing, asOf, bounds, input.client_id);
+  const { settled, invoices: open, credits, others } = await openItemsAt(ctx, standing, asOf, bounds, input.client_id);
   // Days past due by day numbers: a report ages thousands of invoices, and Temporal's polyfill is slow per call.
   const asOfNumber = dayNumber(asOf);
   const daysPastDue = (invoice: OpenInvoice) => asOfNumber - dayNumber(invoice.dueDate ?? invoice.issuedOn);
@@ -202,6 +218,7 @@ export async function agedReceivables(
   for (const sum of settled)
     for (let bucket = 0; bucket < sum.amounts.length; bucket++)
       addOpen(sum.client_id, bucket, sum.amounts[bucket]!, bucket === 0 ? sum.count : 0);
+  for (const invoice of open) addOpen(invoice.clientId, bucketIndex(bounds, daysPastDue(invoice)), invoice.open, 1);
   for (const [clientId, credit] of credits) figuresOf(clientId).credit_amount += credit;
   for (const figures of byClient.values()) {
     figures.balance_amount = figures.open_amount - figures.credit_amount;
@@ -212,7 +229,7 @@ export async function agedReceivables(
   const nameOf = (clientId: string) => names.get(clientId) ?? '';
   let page: { rows: AgingRow[]; next: RowKey | null };
   if (groupBy === 'invoice') {
-    page = await invoicePage(ctx, standing, asOf, invoiceCounts, nameOf, unsettled, (invoice) => {
+    page = await invoicePage(ctx, standing, asOf, invoiceCounts, nameOf, open, (invoice) => {
       const days = daysPastDue(invoice);
       const row = emptyFigures(labels);
       row.buckets[bucketIndex(bounds, days)]!.amount = invoice.open;
@@ -256,7 +273,7 @@ async function invoicePage(
   asOf: string,
   counts: ReadonlyMap<string, number>,
   nameOf: (clientId: string) => string,
-  unsettled: readonly OpenItemKey[],
+  unsettled: readonly OpenInvoice[],
   rowOf: (invoice: OpenInvoice) => AgingRow,
 ): Promise<{ rows: AgingRow[]; next: RowKey | null }> {
   const keyOf = (row: AgingRow): RowKey => [row.client_name, row.client_id, row.due_date ?? '', row.invoice_id!];
@@ -267,11 +284,11 @@ async function invoicePage(
   const after = positionOf(standing, INVOICE_ROW_KEY);
   let index = 0;
   if (after) while (index < clients.length && compareKeys(clients[index]!, after.slice(0, 2)) < 0) index++;
-  const byClient = new Map<string, OpenItemKey[]>();
-  for (const key of unsettled) {
-    const keys = byClient.get(key.client_id);
-    if (keys) keys.push(key);
-    else byClient.set(key.client_id, [key]);
+  const byClient = new Map<string, OpenInvoice[]>();
+  for (const invoice of unsettled) {
+    const invoices = byClient.get(invoice.clientId);
+    if (invoices) invoices.push(invoice);
+    else byClient.set(invoice.clientId, [invoice]);
   }
   const rows: AgingRow[] = [];
   let found = 0;
@@ -290,16 +307,6 @@ async function invoicePage(
       standing.currency,
       batch,
     );
-    read.push(
-      ...(await findUnsettledInvoices(
-        ctx.db,
-        ctx.accountId,
-        batch.flatMap((clientId) => byClient.get(clientId) ?? []),
-        standing.sequence,
-        asOf,
-        standing.currency,
-      )),
-    );
     const invoices: OpenInvoice[] = read.map((item) => ({
       invoiceId: item.item_id,
       clientId: item.client_id,
@@ -307,6 +314,7 @@ async function invoicePage(
       dueDate: item.due_date,
       issuedOn: item.opened_on,
     }));
+    for (const clientId of batch) invoices.push(...(byClient.get(clientId) ?? []));
     for (const invoice of invoices) {
       const row = rowOf(invoice);
       rows.push(row);
@@ -352,8 +360,10 @@ export async function clientStatement(
   const names = await repository.findLabels(ctx.db, ctx.accountId, 'clients', [input.client_id]);
   if (!names.has(input.client_id)) throw notFoundClient(input.client_id);
   const balanceOn = async (day: string) => {
-    const { settled, credits } = await openItemsAt(ctx, standing, day, [], input.client_id);
-    const open = settled.reduce((sum, item) => sum + totalOf(item.amounts), 0);
+    const { settled, invoices, credits } = await openItemsAt(ctx, standing, day, [], input.client_id);
+    const open =
+      settled.reduce((sum, item) => sum + totalOf(item.amounts), 0) +
+      invoices.reduce((sum, invoice) => sum + invoice.open, 0);
     return open - (credits.get(input.client_id) ?? 0);
   };
   const bounds = {
