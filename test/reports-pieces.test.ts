@@ -301,3 +301,77 @@ test('?ledger_sequence=N answers the old figures byte for byte after many later 
   assert.deepEqual(days(kept), days(entries));
   assert.ok(days(kept).some(([day]) => day === '2026-09-15'));
 });
+
+test('a past as_of sums the items moved after it from their entries: partial payments, credit notes and bucket bounds', async () => {
+  const b = await books();
+  const gamma = await b.client('Gamma');
+  // G1 due 2 Oct: 30 days past due on 1 Nov (1-30); G2 due 1 Oct: 31 (31-60); G3 due 1 Nov: 0 (current); G4 due
+  // 2 Aug: 91 (91+). G1, G2 and G3 have entries after 1 Nov (summed from their entries), G4 none (a kept sum).
+  const g1 = await b.invoice({ client_id: gamma }, 10_000, '2026-09-01', '2026-10-02');
+  const g2 = await b.invoice({ client_id: gamma }, 8_000, '2026-09-01', '2026-10-01');
+  const g3 = await b.invoice({ client_id: gamma }, 5_000, '2026-10-20', '2026-11-01');
+  const g4 = await b.invoice({ client_id: gamma }, 4_000, '2026-08-01', '2026-08-02');
+  await b.pay(g1, 3_000, '2026-10-15');
+  await b.pay(g1, 2_000, '2026-11-10');
+  const onG2 = await b.call(
+    'POST',
+    '/v1/credit-notes',
+    { invoice_id: g2, amount: 1_000, issue_date: '2026-10-20' },
+    201,
+  );
+  await b.call('PUT', `/v1/credit-notes/${onG2.id}`, { status: 'issued' });
+  await b.pay(g2, 7_000, '2026-11-15');
+  await b.pay(g3, 5_000, '2026-11-02');
+  await b.pay(g4, 1_000, '2026-10-01');
+  // G2's credit note, dated 20 Oct, is applied when issued (today, 21 Nov): on 1 Nov a credit of 1,000 and G2 owes
+  // 8,000. The client's credit of 1,500 from 25 Oct, applied to G1 on 12 Nov.
+  const credit = await b.call(
+    'POST',
+    '/v1/credit-notes',
+    { client_id: gamma, amount: 1_500, issue_date: '2026-10-25' },
+    201,
+  );
+  await b.call('PUT', `/v1/credit-notes/${credit.id}`, { status: 'issued' });
+  await b.call('POST', `/v1/credit-notes/${credit.id}/apply`, {
+    applications: [{ invoice_id: g1, amount: 1_500 }],
+    applied_on: '2026-11-12',
+  });
+
+  const ask = async () => ({
+    client: (await b.report('/v1/reports/aged-receivables?as_of=2026-11-01')).data,
+    invoices: (await b.report('/v1/reports/aged-receivables?as_of=2026-11-01&group_by=invoice')).data,
+    today: (await b.report('/v1/reports/aged-receivables')).data,
+  });
+  const whole = await ask();
+  const small = await inSmallestPieces(ask);
+  const strip = (data: Record<string, any>) => ({ ...data, computed_at: null });
+  for (const name of ['client', 'invoices', 'today'] as const) assert.deepEqual(strip(small[name]), strip(whole[name]));
+
+  assert.deepEqual(
+    whole.client.rows.map((row: any) => [row.client_name, row.buckets, row.open_amount, row.credit_amount]),
+    [['Gamma', buckets(5_000, 7_000, 8_000, 0, 3_000), 23_000, 2_500]],
+  );
+  assert.deepEqual(whole.client.totals, {
+    buckets: buckets(5_000, 7_000, 8_000, 0, 3_000),
+    open_amount: 23_000,
+    credit_amount: 2_500,
+    balance_amount: 20_500,
+  });
+  assert.deepEqual(
+    whole.invoices.rows.map((row: any) => [row.invoice_id, row.due_date, row.days_past_due, row.open_amount]),
+    [
+      [g4, '2026-08-02', 91, 3_000],
+      [g2, '2026-10-01', 31, 8_000],
+      [g1, '2026-10-02', 30, 7_000],
+      [g3, '2026-11-01', 0, 5_000],
+    ],
+  );
+  assert.deepEqual(whole.invoices.totals, whole.client.totals);
+  // As of 21 Nov: G1's 3,500 50 days past due (31-60), G4's 3,000 111 days (91+); the credit applied.
+  assert.deepEqual(whole.today.totals, {
+    buckets: buckets(0, 0, 3_500, 0, 3_000),
+    open_amount: 6_500,
+    credit_amount: 0,
+    balance_amount: 6_500,
+  });
+});
