@@ -320,7 +320,8 @@ describe('lists whose filter is not a range of the sort index', () => {
           ]
         : [{ size: 0, hasMore: false }],
     );
-    // "zed" in 1,300 rows, "12" in more: PostgreSQL walks these 111 matches, SQLite reads them at once.
+    // "zed" in 1,300 rows ("12" is too short for the trigram index): PostgreSQL walks these 111 matches,
+    // SQLite reads them at once.
     const rare = await walk('/v1/clients', `q=${encodeURIComponent('Zed 12')}`);
     const expected = ordered(
       acmeClients.filter((row) => /^Zed 12/.test(row.name)),

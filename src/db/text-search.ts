@@ -32,7 +32,7 @@ export interface TextSearch {
   /**
    * How many rows of `table` (of any account) a search of `q` would read from the index, counted to `limit` at
    * most, as a query: never fewer than its matches. SQLite: the matches (FTS5 reads a phrase). PostgreSQL: the
-   * rows holding every word of `q` (pg_trgm keeps only letters and digits), the rows its search rechecks.
+   * rows holding its rarest word (pg_trgm keeps only letters and digits), about the rows its search rechecks.
    */
   countAtMost(db: Executor, table: SearchedTable, q: string, limit: number): CountQuery;
 }

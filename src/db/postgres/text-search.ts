@@ -31,16 +31,20 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
     return containsText('clients', q);
   },
   /**
-   * The rows holding every word of `q` (its runs of letters and digits, the only text pg_trgm indexes), counted
-   * to `limit`: a superset of the matches, and about the rows a search rechecks. The words alone, because
-   * rows holding them but not `q` (`gardens cooper` among a million `Cooper Gardens …`) are exactly what makes
-   * a search slow; and a LIMIT stops a count of common words early, where `q` itself would be rechecked in
-   * every row holding them. Statistics choose the scan: the trigram index for rare words, the table for
-   * common ones.
+   * The fewest rows holding one word of `q` (its runs of letters and digits, the only text pg_trgm indexes; of
+   * three characters or more, which the index can find), each word's rows counted to `limit`: never fewer than
+   * the matches, and about the rows a search rechecks. Not `q` itself: where its words are common and it is
+   * in no row (`gardens cooper` among a million `Cooper Gardens …`), a count of `q` rechecks every row holding
+   * them. Each word alone, so the planner sizes it from the expression's statistics (the trigram index for a
+   * rare word, the table for a common one, stopped by the LIMIT), never a bitmap of common words that it
+   * guessed rare together.
    */
   countAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
-    let rows = db.selectFrom(table).select(sql<number>`1`.as('one'));
-    for (const word of searchWords(q)) rows = rows.where(containsText(table, word));
-    return db.selectFrom(rows.limit(limit).as('hits')).select(sql<number>`count(*)::int`.as('count'));
+    const words = searchWords(q).filter((word) => [...word].length >= 3);
+    const counts = (words.length > 0 ? words : [undefined]).map(
+      (word) =>
+        sql<number>`(select count(*)::int from (select 1 from ${sql.table(table)}${word === undefined ? sql`` : sql` where ${containsText(table, word)}`} limit ${limit}) hits)`,
+    );
+    return db.selectNoFrom(sql<number>`least(${sql.join(counts)})`.as('count'));
   },
 };

@@ -383,7 +383,7 @@ async function searchClients(
   const rows = await window.matches.execute();
   if (rows.length > page.limit) return { rows };
   // Not a page from the nearest rows. The index counts what the search would read (SQLite: the term's
-  // matches; PostgreSQL: the rows holding each of its words): a few are read and sorted at once; more are
+  // matches; PostgreSQL: the rows holding its rarest word): a few are read and sorted at once; more are
   // walked as the other lists do, a window per page, the page resuming after the window.
   const hits = searchCountQuery(db, filters);
   if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT)
