@@ -40,10 +40,12 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
    * guessed rare together.
    */
   countAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
+    // Literals, not parameters (a word is letters and digits only): a statement without parameters is planned
+    // for its own words each time, never prepared with a generic plan that guesses every word rare.
     const words = searchWords(q).filter((word) => [...word].length >= 3);
     const counts = (words.length > 0 ? words : [undefined]).map(
       (word) =>
-        sql<number>`(select count(*)::int from (select 1 from ${sql.table(table)}${word === undefined ? sql`` : sql` where ${containsText(table, word)}`} limit ${limit}) hits)`,
+        sql<number>`(select count(*)::int from (select 1 from ${sql.table(table)}${word === undefined ? sql`` : sql` where ${sql.raw(SEARCH_TEXT[table])} like ${sql.lit(`%${word}%`)}`} limit ${sql.lit(limit)}) hits)`,
     );
     return db.selectNoFrom(sql<number>`least(${sql.join(counts)})`.as('count'));
   },
