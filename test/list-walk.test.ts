@@ -21,6 +21,8 @@ let context: TestContext;
 let key: string;
 const invoices: Omit<InvoiceRow, 'tags'>[] = [];
 const clients: Omit<ClientRow, 'tags'>[] = [];
+/** The 1,300 clients of "Acme Roofing" that the walk of `q=acme` adds, older than the others. */
+const acmeClients: Omit<ClientRow, 'tags'>[] = [];
 
 const instant = (seconds: number) => new Date(START + seconds * 1000).toISOString();
 /** Day `n` after 2026-01-01: due dates rise with creation, a hundred invoices a day, as a business's do. */
@@ -275,7 +277,7 @@ describe('lists whose filter is not a range of the sort index', () => {
   test('q: a term with over 500 matches, none among the nearest 1,000 rows: short pages that resume, exact', async () => {
     // 1,300 older clients of one company, behind the 1,200 newer ones in the default order.
     const accountId = clients[0]!.account_id;
-    const older: Omit<ClientRow, 'tags'>[] = Array.from({ length: 1300 }, (_, index) => ({
+    const older = Array.from({ length: 1300 }, (_, index) => ({
       ...clients[0]!,
       id: uuidv7(),
       account_id: accountId,
@@ -285,6 +287,7 @@ describe('lists whose filter is not a range of the sort index', () => {
       created_at: instant(index - 10_000),
       updated_at: instant(index - 10_000),
     }));
+    acmeClients.push(...older);
     await context.database.db.transaction().execute(async (trx) => {
       for (let at = 0; at < older.length; at += 200)
         await trx
@@ -297,8 +300,36 @@ describe('lists whose filter is not a range of the sort index', () => {
       walked.ids,
       ordered(older, (row) => row.created_at, true),
     );
-    // SQLite walks (its trigram index counts the matches); PostgreSQL reads its trigram index's matches whole.
-    assert.deepEqual(walked.pages[0], onPostgres ? { size: 50, hasMore: true } : { size: 0, hasMore: true });
+    // Both engines count over 500 rows for the term (SQLite its matches, PostgreSQL the rows holding the word): a walk.
+    assert.deepEqual(walked.pages[0], { size: 0, hasMore: true });
+  });
+
+  test('q: common words that no row holds together in that order, and a rare phrase of common words, exact', async () => {
+    // After the test above: 1,300 clients of "Acme Roofing", none with "roofing acme".
+    const none = await walk('/v1/clients', `q=${encodeURIComponent('roofing acme')}`);
+    assert.deepEqual(none.ids, []);
+    // SQLite's index counts the phrase's matches: none, one empty page. PostgreSQL's keeps only the words, each
+    // in 1,300 rows: over 500, so a walk whose pages end at their window (2,500 rows: three windows of 1,000).
+    assert.deepEqual(
+      none.pages,
+      onPostgres
+        ? [
+            { size: 0, hasMore: true },
+            { size: 0, hasMore: true },
+            { size: 0, hasMore: false },
+          ]
+        : [{ size: 0, hasMore: false }],
+    );
+    // "zed" in 1,300 rows ("12" is too short for the trigram index): PostgreSQL walks these 111 matches,
+    // SQLite reads them at once.
+    const rare = await walk('/v1/clients', `q=${encodeURIComponent('Zed 12')}`);
+    const expected = ordered(
+      acmeClients.filter((row) => /^Zed 12/.test(row.name)),
+      (row) => row.created_at,
+      true,
+    );
+    assert.equal(expected.length, 111);
+    assert.deepEqual(rare.ids, expected);
   });
 
   test('a cursor from a short page is an ordinary cursor of its sort: another sort refuses it', async () => {

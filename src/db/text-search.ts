@@ -30,10 +30,11 @@ export interface TextSearch {
    */
   holds(alias: string, q: string): Expression<SqlBool> | undefined;
   /**
-   * How many rows of `table` (of any account) the index finds for `q`, counted to `limit` at most, as a query;
-   * undefined where the engine has no cheap count (PostgreSQL).
+   * How many rows of `table` (of any account) a search of `q` would read from the index, counted to `limit` at
+   * most, as a query: never fewer than its matches. SQLite: the matches (FTS5 reads a phrase). PostgreSQL: the
+   * rows holding its rarest word (pg_trgm keeps only letters and digits), about the rows its search rechecks.
    */
-  countAtMost(db: Executor, table: SearchedTable, q: string, limit: number): CountQuery | undefined;
+  countAtMost(db: Executor, table: SearchedTable, q: string, limit: number): CountQuery;
 }
 
 /** A query of one row, `count`. */

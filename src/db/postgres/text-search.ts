@@ -14,6 +14,11 @@ function containsText(table: SearchedTable, q: string) {
   return sql<SqlBool>`${sql.raw(SEARCH_TEXT[table])} like ${`%${escapeLike(q.toLowerCase())}%`} escape '\\'`;
 }
 
+/** The words of `q` as pg_trgm reads it: its runs of letters and digits, in lower case, each once. */
+function searchWords(q: string): string[] {
+  return [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+}
+
 export const POSTGRES_TEXT_SEARCH: TextSearch = {
   from<Table extends SearchedTable>(db: Executor, table: Table) {
     return db.selectFrom(table as SearchedTable) as unknown as SelectQueryBuilder<Tables, Table, object>;
@@ -25,7 +30,23 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
   holds(_alias: string, q: string) {
     return containsText('clients', q);
   },
-  countAtMost() {
-    return undefined;
+  /**
+   * The fewest rows holding one word of `q` (its runs of letters and digits, the only text pg_trgm indexes; of
+   * three characters or more, which the index can find), each word's rows counted to `limit`: never fewer than
+   * the matches, and about the rows a search rechecks. Not `q` itself: where its words are common and it is
+   * in no row (`gardens cooper` among a million `Cooper Gardens …`), a count of `q` rechecks every row holding
+   * them. Each word alone, so the planner sizes it from the expression's statistics (the trigram index for a
+   * rare word, the table for a common one, stopped by the LIMIT), never a bitmap of common words that it
+   * guessed rare together.
+   */
+  countAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
+    // Literals, not parameters (a word is letters and digits only): a statement without parameters is planned
+    // for its own words each time, never prepared with a generic plan that guesses every word rare.
+    const words = searchWords(q).filter((word) => [...word].length >= 3);
+    const counts = (words.length > 0 ? words : [undefined]).map(
+      (word) =>
+        sql<number>`(select count(*)::int from (select 1 from ${sql.table(table)}${word === undefined ? sql`` : sql` where ${sql.raw(SEARCH_TEXT[table])} like ${sql.lit(`%${word}%`)}`} limit ${sql.lit(limit)}) hits)`,
+    );
+    return db.selectNoFrom(sql<number>`least(${sql.join(counts)})`.as('count'));
   },
 };

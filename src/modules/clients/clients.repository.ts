@@ -382,8 +382,9 @@ async function searchClients(
   if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   const rows = await window.matches.execute();
   if (rows.length > page.limit) return { rows };
-  // Not a page from the nearest rows. SQLite counts the term's matches: a few are read and sorted at
-  // once; more are walked as the other lists do, a window per page, the page resuming after the window.
+  // Not a page from the nearest rows. The index counts what the search would read (SQLite: the term's
+  // matches; PostgreSQL: the rows holding its rarest word): a few are read and sorted at once; more are
+  // walked as the other lists do, a window per page, the page resuming after the window.
   const hits = searchCountQuery(db, filters);
   if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT)
     return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
@@ -425,9 +426,9 @@ export function clientListPlan(
 }
 
 /**
- * SQLite: how many clients (of any account) the trigram index finds for `q`, counted to WALK_LIMIT + 1 at
- * most: a rare term's few matches are read and sorted; a commoner one is walked. Undefined when the list
- * does not search the FTS index (PostgreSQL, short or no `q`, an e-mail).
+ * How many clients (of any account) a search of `q` reads from the trigram index (textSearch's countAtMost),
+ * counted to WALK_LIMIT + 1 at most: a rare term's few matches are read and sorted; a commoner one is walked.
+ * Undefined when the list does not search the trigram index (short or no `q`, an e-mail).
  */
 export function searchCountQuery(db: Executor, filters: ClientFilters) {
   const { q, email } = filters;
