@@ -10,7 +10,8 @@
 //    (target ≤ 64 MB at 1,000,000 clients). What step 1 made (2.1 × TRANSFER_CLIENTS) is first topped up to
 //    TRANSFER_EXPORT_CLIENTS by rows written directly (copies of a client the API made).
 // `npm run bench:transfer`; TRANSFER_CLIENTS (default 50,000), TRANSFER_EXPORT_CLIENTS (1,000,000),
-// TRANSFER_CHANGES (1,000,000), TRANSFER_REQUESTS (20), SCALE_ENGINE (sqlite | postgres).
+// TRANSFER_CHANGES (1,000,000), TRANSFER_REQUESTS (20), SCALE_ENGINE (sqlite | postgres); TRANSFER_ONLY (import |
+// export | changes) runs that part alone (the export alone tops up from one client the API makes).
 import fs from 'node:fs';
 import os from 'node:os';
 import { sql } from 'kysely';
@@ -22,6 +23,10 @@ const CLIENTS = Number(process.env.TRANSFER_CLIENTS ?? 50_000);
 const CHANGES = Number(process.env.TRANSFER_CHANGES ?? 1_000_000);
 const REQUESTS = Number(process.env.TRANSFER_REQUESTS ?? 20);
 const EXPORT_CLIENTS = Number(process.env.TRANSFER_EXPORT_CLIENTS ?? 1_000_000);
+const ONLY = process.env.TRANSFER_ONLY;
+if (ONLY !== undefined && !['import', 'export', 'changes'].includes(ONLY))
+  throw new Error(`TRANSFER_ONLY: import, export or changes, not ${ONLY}`);
+const runs = (part: 'import' | 'export' | 'changes') => ONLY === undefined || ONLY === part;
 const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
@@ -227,10 +232,16 @@ async function runEngine(engine: string, env: Record<string, string>, config: Pa
   const seeded = await prepare(env);
   const other = await prepare(env);
   const server = await startBms(env);
-  const creates = await createRates(server.url, seeded.key, other.key, server.process.pid as number);
-  const toppedUp = await topUpClients(seeded.accountId, config);
-  const exported = { toppedUp, ...(await exportRss(server.url, seeded.key, server.process.pid as number)) };
-  const feed = await feedPages(server.url, seeded.key, seeded.accountId, config);
+  const pid = server.process.pid as number;
+  const creates = runs('import') ? await createRates(server.url, seeded.key, other.key, pid) : null;
+  let exported = null;
+  if (runs('export')) {
+    // The copies' model: a client the API made (the import's, or this one when the export runs alone).
+    if (creates === null) await api(server.url, seeded.key, 'POST', '/v1/clients', { name: 'Model' });
+    const toppedUp = await topUpClients(seeded.accountId, config);
+    exported = { toppedUp, ...(await exportRss(server.url, seeded.key, pid)) };
+  }
+  const feed = runs('changes') ? await feedPages(server.url, seeded.key, seeded.accountId, config) : null;
   await stop(server.process);
   const result = { engine, clients: CLIENTS, changes: CHANGES, creates, exported, feed };
   console.log(JSON.stringify(result));
