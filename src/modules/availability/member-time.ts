@@ -72,7 +72,8 @@ export interface Span {
 
 /**
  * The time of each member over `span` (instants that slots may touch), at `place`. `skipHold` leaves one hold
- * out (a booking rechecks its time with its own hold aside); `schedules` is what the query has read of the
+ * out (a booking rechecks its time with its own hold aside); `visitIds`, each visit with its id (a 409 names the
+ * visit in the way; a query's slots need none); `schedules` is what the query has read of the
  * members' schedules for its earlier spans (one object per query); `longestVisit`, the account's longest visit in
  * minutes, read once per query (else visits are looked for as far back as the longest any visit lasts).
  */
@@ -84,9 +85,9 @@ export async function memberTimes(
   place: Place,
   span: Span,
   days: LocalDays,
-  options: { skipHold?: string | undefined; schedules?: ScheduleReads; longestVisit?: number } = {},
+  options: { skipHold?: string | undefined; visitIds?: boolean; schedules?: ScheduleReads; longestVisit?: number } = {},
 ): Promise<Map<string, MemberTime>> {
-  const { skipHold, schedules, longestVisit } = options;
+  const { skipHold, visitIds = false, schedules, longestVisit } = options;
   const ids = members.map((member) => member.id);
   const from = new Date(span.from).toISOString();
   const to = new Date(span.to).toISOString();
@@ -106,7 +107,7 @@ export async function memberTimes(
         ctx.accountId,
         ids,
         { from: readFrom, to: readTo, longest: longestVisit },
-        settings.travel.mode !== 'none',
+        { places: settings.travel.mode !== 'none', ids: visitIds },
       ),
     () => repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
     () => projectedCommitments(ctx, ids, { from: span.from - margin, to: span.to + margin }, MAX_PROJECTED, schedules),
@@ -114,12 +115,12 @@ export async function memberTimes(
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);
   for (const visit of visits)
-    add(visit.team_member_id, {
-      start: instantOf(visit.start_at),
-      end: instantOf(visit.end_at),
+    add(visit[0], {
+      start: instantOf(visit[1]),
+      end: instantOf(visit[2]),
       kind: 'visit',
-      id: visit.visit_id,
-      property_id: visit.property_id,
+      id: visit[3],
+      property_id: visit[4],
       gap: 0,
     });
   for (const hold of holds)
