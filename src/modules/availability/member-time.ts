@@ -18,6 +18,7 @@ import type { LocalDays } from './local-days.js';
 /** Most projected occurrences one query counts: a month of a thousand weekly schedules is about 4,500. */
 const MAX_PROJECTED = 20_000;
 const DAY = 86_400_000;
+const MINUTE = 60_000;
 
 /** The digit at `at` of `text` (a character code less 48). */
 const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
@@ -176,23 +177,40 @@ export async function memberTimes(
     const shape = `${zone}|${member.working_hours ?? ''}`;
     let weekly = weeklyByShape.get(shape);
     if (weekly === undefined) {
-      weekly = weeklyHours(hoursOf, zone, first, last, days);
+      weekly = merge(weeklyHours(hoursOf, zone, first, last, days));
       weeklyByShape.set(shape, weekly);
     }
-    const hours = merge([...weekly, ...own.filter((one) => one.kind === 'extra_hours').map(interval)]);
+    // Without extra hours or time off, a member's hours and stretches are the shape's own (read, never changed).
+    const extra = own.filter((one) => one.kind === 'extra_hours');
+    const hours = extra.length === 0 ? weekly : merge([...weekly, ...extra.map(interval)]);
     const timeOff = merge(own.filter((one) => one.kind === 'time_off').map(interval));
     const commitments = (byMember.get(member.id) ?? []).sort((a, b) => a.start - b.start);
     for (const commitment of commitments) commitment.gap = gapOf(commitment);
-    const stretches = subtract(hours, timeOff);
-    result.set(member.id, {
-      member,
-      hours,
-      stretches,
-      commitments,
-      free: subtract(stretches, merge(commitments.map((commitment) => widened(commitment, commitment.gap)))),
-    });
+    const stretches = timeOff.length === 0 ? hours : subtract(hours, timeOff);
+    result.set(member.id, { member, hours, stretches, commitments, free: subtract(stretches, busyOf(commitments)) });
   }
   return result;
+}
+
+/**
+ * The commitments (by start) widened by their gaps, merged: in one pass while the widened starts stay in order
+ * (always without buffer or travel), else through `merge`.
+ */
+function busyOf(commitments: Commitment[]): Interval[] {
+  const busy: Interval[] = [];
+  let last: Interval | undefined;
+  for (const one of commitments) {
+    const start = one.start - one.gap * MINUTE;
+    const end = one.end + one.gap * MINUTE;
+    if (end <= start) continue;
+    if (last !== undefined && start < last.start) return merge(commitments.map((each) => widened(each, each.gap)));
+    if (last !== undefined && start <= last.end) last.end = Math.max(last.end, end);
+    else {
+      last = { start, end };
+      busy.push(last);
+    }
+  }
+  return busy;
 }
 
 /** Minutes of commitments of `time` within [dayStart, dayEnd): how busy the member is that local day. */
