@@ -168,7 +168,11 @@ async function measure(base: string, key: string, url: string, pid: number, loop
   const cpuPerRequest = (cpuMs(pid) - cpuBefore) / REQUESTS;
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const loop = JSON.parse(fs.readFileSync(loopFile, 'utf8')) as { maxMs: number };
+  const loop = JSON.parse(fs.readFileSync(loopFile, 'utf8')) as {
+    maxMs: number;
+    allocatedBytes: number;
+    gc: Record<string, { count: number; ms: number }>;
+  };
   latencies.sort((a, b) => a - b);
   return {
     p50: round(percentile(latencies, 50)),
@@ -177,6 +181,11 @@ async function measure(base: string, key: string, url: string, pid: number, loop
     non200,
     loopMaxMs: round(loop.maxMs),
     cpuMs: round(cpuPerRequest),
+    /** MB the server's heap took a request (its growth between collections), and the collections in the run. */
+    allocatedMb: round(loop.allocatedBytes / REQUESTS / 1e6),
+    gc: Object.entries(loop.gc)
+      .map(([kind, one]) => `${kind} ${one.count} (${Math.round(one.ms)} ms)`)
+      .join(', '),
   };
 }
 

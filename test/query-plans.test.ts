@@ -1716,7 +1716,7 @@ describe(`the calendar on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: each window f
       visitsAccountId,
       [members[1]!],
       { ...month, longest: 60 },
-      false,
+      { places: false, ids: false },
     );
     const text = await plan(query);
     assertReads(text, 'visit_assignees_member_start_at_idx', false);

@@ -55,7 +55,7 @@ export {
 } from './list-plan.js';
 export { listByShape } from './list-shapes.js';
 export { migrateToLatest } from './migrate.js';
-export { prepared } from './prepared.js';
+export { prepared, readValues } from './prepared.js';
 export { preparedInsert, preparedInsertRows } from './prepared-insert.js';
 export { outboxQueueStats, webhookQueueStats, type QueueStats } from './queue-stats.js';
 export { coalesceSort, SORT_SENTINELS } from './sort-sentinels.js';

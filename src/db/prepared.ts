@@ -20,6 +20,21 @@ export async function runCompiled<Row>(db: Executor, query: CompiledQuery<Row>, 
 }
 
 /**
+ * The rows of a read as arrays of its columns' values, in the order selected: on SQLite's read connection the
+ * statement's own arrays (no object per row, for a read of thousands of rows a request such as availability's
+ * commitments); elsewhere (PostgreSQL, a transaction) the driver's rows, made arrays.
+ */
+export async function readValues(db: Executor, query: Compilable<unknown>): Promise<unknown[][]> {
+  const compiled = query.compile();
+  const reader = readStatements(db);
+  if (reader) {
+    const statement = reader.prepare(compiled.sql);
+    if (statement.readonly) return statement.values(compiled.parameters);
+  }
+  return (await db.executeQuery<Record<string, unknown>>(compiled)).rows.map((row) => Object.values(row));
+}
+
+/**
  * A query whose parameters are exactly `parameters`, in order: `build` must use each one once, in the
  * order given, and nothing else that varies (the test of each use checks rows of two accounts).
  */

@@ -61,6 +61,11 @@ export class RowStatement {
     return rows.map(this.toRow);
   }
 
+  /** The rows as better-sqlite3 reads them: an array of the values of each, in the columns' order. */
+  values(parameters: readonly unknown[]): unknown[][] {
+    return this.statement.all(parameters) as unknown[][];
+  }
+
   run(parameters: readonly unknown[]): SqliteDatabase.RunResult {
     return this.statement.run(parameters);
   }

@@ -2,7 +2,7 @@
 // `visit_assignees` (which carries their instants and status), active holds through `availability_hold_members`;
 // and the holds themselves, every query scoped by account (and a hold's by its key where it is the key's).
 import { sql, type SqlBool } from 'kysely';
-import type { Executor } from '../../db/index.js';
+import { type Executor, readValues } from '../../db/index.js';
 import type { AvailabilityHoldRow } from '../../db/types.js';
 import { lookbackFrom } from '../visits/index.js';
 
@@ -11,28 +11,31 @@ const HOLD_LOOKBACK_MS = 86_400_000;
 
 const before = (at: string, ms: number) => new Date(new Date(at).getTime() - ms).toISOString();
 
-export interface VisitCommitment {
-  team_member_id: string;
-  visit_id: string;
-  start_at: string;
-  end_at: string;
-  property_id: string | null;
-}
+/** A visit of a member as `visitsOfMembers` reads it: the values of its columns, in this order. */
+export type VisitValues = [
+  team_member_id: string,
+  start_at: string,
+  end_at: string,
+  visit_id: string | null,
+  property_id: string | null,
+];
 
 /**
- * The members' visits that are not canceled and overlap [from, to) (completed ones too); with `places`, each with
- * its property (travel needs it), else with `property_id` null and no read of the visit's row. `longest`: the
- * account's longest visit in minutes (how far before `from` one may start), else the longest any visit lasts.
+ * The members' visits that are not canceled and overlap [from, to) (completed ones too), as arrays of values (no
+ * object per visit: a month of 50 members' visits is thousands); with `places`, each with its property (travel
+ * needs it), else with property_id null and no read of the visit's row; with `ids`, each with its id (a 409 names
+ * it), else null. `longest`: the account's longest visit in minutes (how far before `from` one may start), else
+ * the longest any visit lasts.
  */
 export async function visitsOfMembers(
   db: Executor,
   accountId: string,
   memberIds: readonly string[],
   window: { from: string; to: string; longest?: number | undefined },
-  places = true,
-): Promise<VisitCommitment[]> {
+  read: { places: boolean; ids: boolean },
+): Promise<VisitValues[]> {
   if (memberIds.length === 0) return [];
-  return (await visitsOfMembersQuery(db, accountId, memberIds, window, places).execute()) as VisitCommitment[];
+  return (await readValues(db, visitsOfMembersQuery(db, accountId, memberIds, window, read))) as VisitValues[];
 }
 
 /** One read: a range of the members' index (account, member, start_at) per member, which holds every column. */
@@ -41,19 +44,19 @@ export function visitsOfMembersQuery(
   accountId: string,
   memberIds: readonly string[],
   window: { from: string; to: string; longest?: number | undefined },
-  places: boolean,
+  read: { places: boolean; ids: boolean },
 ) {
   // The place only with travel: else the visit's row is not read at all.
-  const property = places
+  const property = read.places
     ? sql<string | null>`(select visits.property_id from visits where visits.id = visit_assignees.visit_id)`
     : sql<string | null>`null`;
   return db
     .selectFrom('visit_assignees')
     .select([
       'visit_assignees.team_member_id as team_member_id',
-      'visit_assignees.visit_id as visit_id',
       'visit_assignees.start_at as start_at',
       'visit_assignees.end_at as end_at',
+      (read.ids ? sql<string | null>`visit_assignees.visit_id` : sql<string | null>`null`).as('visit_id'),
       property.as('property_id'),
     ])
     .where('visit_assignees.account_id', '=', accountId)

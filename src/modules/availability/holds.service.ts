@@ -93,7 +93,7 @@ async function assertCrewFree(
     await placeOf(ctx, propertyId),
     { from: start, to: end },
     new LocalDays(),
-    { skipHold },
+    { skipHold, visitIds: true },
   );
   const details: ErrorDetail[] = [];
   for (const member of members) {

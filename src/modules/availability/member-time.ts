@@ -18,6 +18,7 @@ import type { LocalDays } from './local-days.js';
 /** Most projected occurrences one query counts: a month of a thousand weekly schedules is about 4,500. */
 const MAX_PROJECTED = 20_000;
 const DAY = 86_400_000;
+const MINUTE = 60_000;
 
 /** The digit at `at` of `text` (a character code less 48). */
 const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
@@ -72,7 +73,8 @@ export interface Span {
 
 /**
  * The time of each member over `span` (instants that slots may touch), at `place`. `skipHold` leaves one hold
- * out (a booking rechecks its time with its own hold aside); `schedules` is what the query has read of the
+ * out (a booking rechecks its time with its own hold aside); `visitIds`, each visit with its id (a 409 names the
+ * visit in the way; a query's slots need none); `schedules` is what the query has read of the
  * members' schedules for its earlier spans (one object per query); `longestVisit`, the account's longest visit in
  * minutes, read once per query (else visits are looked for as far back as the longest any visit lasts).
  */
@@ -84,9 +86,9 @@ export async function memberTimes(
   place: Place,
   span: Span,
   days: LocalDays,
-  options: { skipHold?: string | undefined; schedules?: ScheduleReads; longestVisit?: number } = {},
+  options: { skipHold?: string | undefined; visitIds?: boolean; schedules?: ScheduleReads; longestVisit?: number } = {},
 ): Promise<Map<string, MemberTime>> {
-  const { skipHold, schedules, longestVisit } = options;
+  const { skipHold, visitIds = false, schedules, longestVisit } = options;
   const ids = members.map((member) => member.id);
   const from = new Date(span.from).toISOString();
   const to = new Date(span.to).toISOString();
@@ -106,7 +108,7 @@ export async function memberTimes(
         ctx.accountId,
         ids,
         { from: readFrom, to: readTo, longest: longestVisit },
-        settings.travel.mode !== 'none',
+        { places: settings.travel.mode !== 'none', ids: visitIds },
       ),
     () => repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
     () => projectedCommitments(ctx, ids, { from: span.from - margin, to: span.to + margin }, MAX_PROJECTED, schedules),
@@ -114,12 +116,12 @@ export async function memberTimes(
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);
   for (const visit of visits)
-    add(visit.team_member_id, {
-      start: instantOf(visit.start_at),
-      end: instantOf(visit.end_at),
+    add(visit[0], {
+      start: instantOf(visit[1]),
+      end: instantOf(visit[2]),
       kind: 'visit',
-      id: visit.visit_id,
-      property_id: visit.property_id,
+      id: visit[3],
+      property_id: visit[4],
       gap: 0,
     });
   for (const hold of holds)
@@ -175,23 +177,40 @@ export async function memberTimes(
     const shape = `${zone}|${member.working_hours ?? ''}`;
     let weekly = weeklyByShape.get(shape);
     if (weekly === undefined) {
-      weekly = weeklyHours(hoursOf, zone, first, last, days);
+      weekly = merge(weeklyHours(hoursOf, zone, first, last, days));
       weeklyByShape.set(shape, weekly);
     }
-    const hours = merge([...weekly, ...own.filter((one) => one.kind === 'extra_hours').map(interval)]);
+    // Without extra hours or time off, a member's hours and stretches are the shape's own (read, never changed).
+    const extra = own.filter((one) => one.kind === 'extra_hours');
+    const hours = extra.length === 0 ? weekly : merge([...weekly, ...extra.map(interval)]);
     const timeOff = merge(own.filter((one) => one.kind === 'time_off').map(interval));
     const commitments = (byMember.get(member.id) ?? []).sort((a, b) => a.start - b.start);
     for (const commitment of commitments) commitment.gap = gapOf(commitment);
-    const stretches = subtract(hours, timeOff);
-    result.set(member.id, {
-      member,
-      hours,
-      stretches,
-      commitments,
-      free: subtract(stretches, merge(commitments.map((commitment) => widened(commitment, commitment.gap)))),
-    });
+    const stretches = timeOff.length === 0 ? hours : subtract(hours, timeOff);
+    result.set(member.id, { member, hours, stretches, commitments, free: subtract(stretches, busyOf(commitments)) });
   }
   return result;
+}
+
+/**
+ * The commitments (by start) widened by their gaps, merged: in one pass while the widened starts stay in order
+ * (always without buffer or travel), else through `merge`.
+ */
+function busyOf(commitments: Commitment[]): Interval[] {
+  const busy: Interval[] = [];
+  let last: Interval | undefined;
+  for (const one of commitments) {
+    const start = one.start - one.gap * MINUTE;
+    const end = one.end + one.gap * MINUTE;
+    if (end <= start) continue;
+    if (last !== undefined && start < last.start) return merge(commitments.map((each) => widened(each, each.gap)));
+    if (last !== undefined && start <= last.end) last.end = Math.max(last.end, end);
+    else {
+      last = { start, end };
+      busy.push(last);
+    }
+  }
+  return busy;
 }
 
 /** Minutes of commitments of `time` within [dayStart, dayEnd): how busy the member is that local day. */

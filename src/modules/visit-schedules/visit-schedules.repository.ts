@@ -9,6 +9,7 @@ import {
   listPlan,
   lockedIf,
   type PageRequest,
+  readValues,
   runList,
   type SortFields,
   timeBoundConditions,
@@ -137,8 +138,9 @@ export async function openSchedulesAfter(
 
 // --- exdates and template members ---
 
+/** Each schedule's skipped occurrence keys, in order; a schedule with none has no entry (callers read `?? []`). */
 export async function exdatesOf(db: Executor, accountId: string, ids: string[]): Promise<Map<string, string[]>> {
-  const found = new Map<string, string[]>(ids.map((id) => [id, []]));
+  const found = new Map<string, string[]>();
   if (ids.length === 0) return found;
   const rows = await db
     .selectFrom('visit_schedule_exdates')
@@ -147,7 +149,11 @@ export async function exdatesOf(db: Executor, accountId: string, ids: string[]):
     .where('schedule_id', 'in', ids)
     .orderBy('occurrence_key')
     .execute();
-  for (const row of rows) found.get(row.schedule_id)?.push(row.occurrence_key);
+  for (const row of rows) {
+    const keys = found.get(row.schedule_id);
+    if (keys === undefined) found.set(row.schedule_id, [row.occurrence_key]);
+    else keys.push(row.occurrence_key);
+  }
   return found;
 }
 
@@ -326,7 +332,9 @@ export type KeptScheduleRow = Pick<VisitScheduleRow, (typeof KEPT_COLUMNS)[numbe
 
 /** The open schedules naming any of `members` (as `schedulesToProject` finds them), with those columns only. */
 export async function schedulesToKeep(db: Executor, accountId: string, members: string[]): Promise<KeptScheduleRow[]> {
-  const ids = (await schedulesOfMembersQuery(db, accountId, members).execute()).map((row) => row.schedule_id);
+  const ids = (await readValues(db, schedulesOfMembersQuery(db, accountId, members))).map(
+    (values) => values[0] as string,
+  );
   if (ids.length === 0) return [];
   return (await keptSchedulesQuery(db, accountId, ids.slice(0, 1000)).execute()) as KeptScheduleRow[];
 }
