@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 
 export type ToIntake =
   | { kind: 'open'; id: number; fd: number; text: boolean }
-  | { kind: 'chunk'; id: number; bytes: Uint8Array }
+  | { kind: 'chunks'; id: number; chunks: Uint8Array[] }
   | { kind: 'end'; id: number }
   | { kind: 'abort'; id: number };
 
@@ -27,6 +27,8 @@ export interface Taken {
  * its sender back), so that a slow disk never gathers a body in memory.
  */
 const WINDOW_BYTES = 1024 * 1024;
+/** Bytes of one upload gathered before they are handed over in one message (a message costs more than a chunk). */
+const BATCH_BYTES = 256 * 1024;
 
 // Under tsx (tests, development) the worker is the TypeScript source, imported by the thread once it has
 // registered tsx itself (a worker's entry does not see the process's `--import tsx`); in a build, the compiled file.
@@ -92,6 +94,8 @@ export class ThreadIntake {
   private readonly upload: Pending = { inFlight: 0, room: undefined, settle: undefined, fail: undefined };
   private readonly thread = intakeThread();
   private error: Error | undefined;
+  private batch: Uint8Array[] = [];
+  private batchBytes = 0;
 
   constructor(fd: number, text: boolean) {
     if (pending.size === 0) this.thread.ref();
@@ -107,15 +111,17 @@ export class ThreadIntake {
   }
 
   /**
-   * Hands `chunk` over. When the chunk is the stream's own (`owned`: nothing else reads it afterwards) and alone in
-   * its memory, that memory is moved to the thread, not copied; else a copy is. Resolves when the upload has room.
+   * Hands `chunk` over (with the next ones, BATCH_BYTES at a time). When the chunk is the stream's own (`owned`:
+   * nothing else reads it afterwards) and alone in its memory, that memory is moved to the thread, not copied; else
+   * a copy is. Resolves when the upload has room.
    */
   async write(chunk: Buffer, owned: boolean): Promise<void> {
     if (this.error) throw this.error;
     const movable = owned && chunk.byteOffset === 0 && chunk.buffer.byteLength === chunk.length;
-    const bytes = movable ? chunk : new Uint8Array(chunk);
-    this.upload.inFlight += bytes.length;
-    this.send({ kind: 'chunk', id: this.id, bytes }, [bytes.buffer as ArrayBuffer]);
+    this.batch.push(movable ? chunk : new Uint8Array(chunk));
+    this.batchBytes += chunk.length;
+    if (this.batchBytes < BATCH_BYTES) return;
+    this.flush();
     if (this.upload.inFlight >= WINDOW_BYTES) {
       await new Promise<void>((resolve) => {
         this.upload.room = resolve;
@@ -124,8 +130,21 @@ export class ThreadIntake {
     }
   }
 
+  private flush(): void {
+    if (this.batch.length === 0) return;
+    const chunks = this.batch;
+    this.upload.inFlight += this.batchBytes;
+    this.batch = [];
+    this.batchBytes = 0;
+    this.send(
+      { kind: 'chunks', id: this.id, chunks },
+      chunks.map((chunk) => chunk.buffer as ArrayBuffer),
+    );
+  }
+
   /** Waits for every chunk to be written: the hash and the text's verdict. */
   end(): Promise<Taken> {
+    this.flush();
     return this.finish({ kind: 'end', id: this.id }).then((message) => {
       if (message.kind !== 'ended') throw new Error('the intake thread answered out of turn');
       if (message.failed !== undefined) throw new Error(`the staged file could not be written: ${message.failed}`);
@@ -135,6 +154,7 @@ export class ThreadIntake {
 
   /** Stops the upload; resolves once the thread writes nothing more to the file (its descriptor may then close). */
   async abort(): Promise<void> {
+    this.batch = [];
     await this.finish({ kind: 'abort', id: this.id }).catch(() => undefined);
   }
 

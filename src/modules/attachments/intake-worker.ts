@@ -41,19 +41,22 @@ port.on('message', (message: ToIntake) => {
         failed: undefined,
       });
       return;
-    case 'chunk': {
-      const bytes = Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
-      if (upload && upload.failed === undefined)
-        try {
-          take(upload, bytes);
-        } catch (error) {
-          upload.failed = (error as Error).message;
-        }
-      answer({ kind: 'taken', id: message.id, bytes: bytes.length });
+    case 'chunks': {
+      let bytes = 0;
+      for (const chunk of message.chunks) {
+        bytes += chunk.byteLength;
+        if (upload && upload.failed === undefined)
+          try {
+            take(upload, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          } catch (error) {
+            upload.failed = (error as Error).message;
+          }
+      }
+      answer({ kind: 'taken', id: message.id, bytes });
       // The chunks came from the event loop's thread (moved, not copied): their memory is outside V8's heap and
       // freed only by a collection, which the little this thread allocates would seldom cause. With `--expose-gc`
       // (`npm start`), the young generation, nearly empty here, is collected every COLLECT_BYTES.
-      uncollected += bytes.length;
+      uncollected += bytes;
       if (uncollected >= COLLECT_BYTES) {
         uncollected = 0;
         globalThis.gc?.({ type: 'minor' });
