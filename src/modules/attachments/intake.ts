@@ -1,8 +1,9 @@
 // An upload's bytes, from the request to a staged file (docs/api-contract.md §30): streamed, counted (past
 // ATTACHMENT_MAX_BYTES: 413 at once, mid-stream), hashed, text checked and written as they come (the last three in
-// the intake's thread, intake-thread.ts), never whole in memory (docs/decisions.md, "Attachments: uploads at speed"); then the type is read from the first bytes
-// (`file-type`, never the declared type or the name), location removed in place (location.ts) and the hash taken
-// again only if a byte changed.
+// the intake's thread, intake-thread.ts), never whole in memory (docs/decisions.md, "Attachments: uploads at speed"
+// and "Attachments: the intake's thread"); then the type is read from the first bytes (`file-type`, never the
+// declared type or the name), location removed in place (location.ts) and the hash taken again only if a byte
+// changed.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { IncomingMessage } from 'node:http';

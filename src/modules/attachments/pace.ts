@@ -1,7 +1,7 @@
 // What uploads do across the process, per bytes received (docs/decisions.md, "Attachments: uploads at speed").
 //
-// They give way to other requests. Every chunk an upload hashes and checks is synchronous work on the event loop;
-// 20 uploads at once would each take their chunk in every turn of the loop, and another tenant's request would wait
+// They give way to other requests. Every chunk an upload receives is work on the event loop (the parser's, the
+// hand-over to the intake's thread, which hashes, checks and writes it: intake-thread.ts); 20 uploads at once would each take their chunk in every turn of the loop, and another tenant's request would wait
 // behind all of them at each of its steps. So all uploads together take at most TURN_BYTES a turn: past it, a chunk
 // waits for the next turn (its stream stays paused, and TCP holds the sender back), while whatever else is ready
 // runs in between. A lone upload is slowed by a turn per TURN_BYTES at most.
