@@ -65,7 +65,6 @@ export function intakeThread(): Worker {
         { eval: true },
       )
     : new Worker(WORKER);
-  started.unref();
   started.on('message', (message: FromIntake) => {
     const upload = pending.get(message.id);
     if (!upload) return;
@@ -84,6 +83,8 @@ export function intakeThread(): Worker {
   };
   started.on('error', gone);
   started.on('exit', (code) => gone(new Error(`the intake thread stopped (${code})`)));
+  // After the listeners: adding one refs the thread again.
+  started.unref();
   worker = started;
   return started;
 }
