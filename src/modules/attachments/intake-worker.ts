@@ -4,6 +4,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { lowerThreadPriority } from '../../mail/thread-priority.js';
 import type { FromIntake, ToIntake } from './intake-thread.js';
 import { TextCheck } from './text-check.js';
 
@@ -17,6 +18,13 @@ interface Upload {
   /** Why a write failed: nothing more is written, and the upload's end answers it. */
   failed: string | undefined;
 }
+
+/**
+ * This thread's niceness above the process's: on a busy machine the event loop (other tenants' requests) runs
+ * first, and uploads take the CPU left, as the PDF pool's threads do (PDF_THREAD_NICE).
+ */
+const NICE = 10;
+lowerThreadPriority(NICE);
 
 const uploads = new Map<number, Upload>();
 let uncollected = 0;
