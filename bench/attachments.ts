@@ -24,6 +24,21 @@ const GETS = Number(process.env.ATTACHMENTS_GETS ?? 200);
 const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
 const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.99)] ?? 0;
 
+/**
+ * CPU time (ms) the server has used: the whole process and its main thread (the event loop; the intake's thread
+ * and libuv's pool are the rest), from /proc in clock ticks of 10 ms.
+ */
+function serverCpuMs(pid: number): { process: number; loop: number } {
+  const ticks = (stat: string) => {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  };
+  return {
+    process: ticks(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')),
+    loop: ticks(fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')),
+  };
+}
+
 /** A file of `mib` MiB of CSV-like text (declared text/csv, checked as UTF-8 on the way in). */
 function bigFile(mib: number): string {
   const file = path.join(work, `upload-${mib}.csv`);
@@ -92,10 +107,12 @@ async function runEngine(engine: string, env: Record<string, string>) {
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, procMemoryMb(pid, 'VmRSS'));
   }, 10);
+  const cpuBefore = serverCpuMs(pid);
   const started = performance.now();
   const status = await upload(server.url, seeded.key, parent.json.data.id, file);
   const uploadSeconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
+  const cpuAfter = serverCpuMs(pid);
   const rssGrowth = Math.max(rssPeak, procMemoryMb(pid, 'VmRSS')) - rssBefore;
   if (status !== 201) throw new Error(`the upload answered ${status}`);
 
@@ -127,6 +144,7 @@ async function runEngine(engine: string, env: Record<string, string>) {
   await new Promise((resolve) => setTimeout(resolve, 100));
   const during = p99(await gets());
   const statuses = await uploads;
+  const cpuConcurrent = serverCpuMs(pid);
   await stop(server.process);
   if (statuses.some((answered) => answered !== 201)) throw new Error(`the uploads answered ${statuses.join(', ')}`);
   const result = {
@@ -137,6 +155,13 @@ async function runEngine(engine: string, env: Record<string, string>) {
       cpSeconds: round(copySeconds),
       throughputVsCp: round(copySeconds / uploadSeconds),
       rssGrowthMb: round(rssGrowth, 1),
+      serverCpuMs: cpuAfter.process - cpuBefore.process,
+      eventLoopCpuMs: cpuAfter.loop - cpuBefore.loop,
+    },
+    // The concurrent uploads' server CPU per upload (the other tenant's GETs included, a small part).
+    concurrentCpuMsPerUpload: {
+      server: round((cpuConcurrent.process - cpuAfter.process) / CONCURRENT, 1),
+      eventLoop: round((cpuConcurrent.loop - cpuAfter.loop) / CONCURRENT, 1),
     },
     otherTenantGetP99: { aloneMs: round(alone), duringUploadsMs: round(during), ratio: round(during / alone) },
     concurrent: CONCURRENT,

@@ -1,11 +1,11 @@
 // Contract section 30: text is "UTF-8 without controls but tab, CR, LF". The upload checks it chunk by chunk as the
-// bytes stream, without decoding them (intake.ts, TextCheck): whatever the bytes and wherever the chunks are cut,
+// bytes stream, without decoding them (text-check.ts, TextCheck): whatever the bytes and wherever the chunks are cut,
 // its verdict must be the whole file's, read here the plain way (a fatal decoder over all of it, then a search for
 // the controls the contract excludes).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { TextCheck } from '../src/modules/attachments/intake.js';
+import { TextCheck } from '../src/modules/attachments/text-check.js';
 
 /** C0 but tab, LF and CR; DEL; C1. */
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;

@@ -2,10 +2,8 @@
 // e-invoice file against its XSD and Schematron (writing it from its model first, when given one), or says whether
 // a drawn signature is blank. It runs `PDF_THREAD_NICE` below the API's priority,
 // so that on a busy machine the event loop serving requests is given the CPU first.
-import { readlinkSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { workerData } from 'node:worker_threads';
+import { lowerThreadPriority } from './thread-priority.js';
 import type { EinvoiceModel } from './einvoice-model.js';
 import {
   type EinvoiceSyntax,
@@ -24,23 +22,6 @@ export type PdfTask =
   | { kind: 'einvoice'; xml: string; syntax: EinvoiceSyntax }
   | { kind: 'einvoice-model'; model: EinvoiceModel; syntax: EinvoiceSyntax }
   | { kind: 'signature'; data: Uint8Array };
-
-/**
- * Lowers this thread's CPU priority by `nice`. On Linux a thread is a task with its own id (the name of
- * /proc/thread-self) that setpriority, and so os.setPriority, takes; elsewhere, or where /proc is missing, the
- * thread keeps the process's priority. Answers the niceness it runs at, or undefined when unchanged.
- */
-export function lowerThreadPriority(nice: number): number | undefined {
-  if (nice <= 0 || process.platform !== 'linux') return undefined;
-  try {
-    const tid = Number(path.basename(readlinkSync('/proc/thread-self')));
-    const lowered = Math.min(19, os.getPriority(tid) + nice);
-    os.setPriority(tid, lowered);
-    return lowered;
-  } catch {
-    return undefined;
-  }
-}
 
 lowerThreadPriority(Number((workerData as { nice?: number } | undefined)?.nice ?? 0));
 

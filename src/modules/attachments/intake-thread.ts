@@ -1,0 +1,177 @@
+// The intake's thread, seen from the event loop (docs/decisions.md, "Attachments: uploads at speed"): one worker
+// thread for all uploads of the process hashes, checks and writes their chunks (intake-worker.ts), so that the
+// event loop only receives them and hands them over. It is started with the store (`openAttachmentStore`), not by
+// the first upload, and keeps the process alive only while an upload uses it.
+import { Worker } from 'node:worker_threads';
+
+export type ToIntake =
+  | { kind: 'open'; id: number; fd: number; text: boolean }
+  | { kind: 'chunks'; id: number; chunks: Uint8Array[] }
+  | { kind: 'end'; id: number }
+  | { kind: 'abort'; id: number };
+
+export type FromIntake =
+  | { kind: 'taken'; id: number; bytes: number }
+  | { kind: 'ended'; id: number; sha256: string; textProblem: string | undefined; failed: string | undefined }
+  | { kind: 'aborted'; id: number };
+
+/** What the thread answers at an upload's end. */
+export interface Taken {
+  sha256: string;
+  /** A declared text's first problem (text-check.ts). */
+  textProblem: string | undefined;
+}
+
+/**
+ * Bytes of one upload handed to the thread and not yet written: past it, the upload's stream waits (and TCP holds
+ * its sender back), so that a slow disk never gathers a body in memory.
+ */
+const WINDOW_BYTES = 1024 * 1024;
+/** Bytes of one upload gathered before they are handed over in one message (a message costs more than a chunk). */
+const BATCH_BYTES = 256 * 1024;
+
+// Under tsx (tests, development) the worker is the TypeScript source, imported by the thread once it has
+// registered tsx itself (a worker's entry does not see the process's `--import tsx`); in a build, the compiled file.
+const UNDER_TSX = import.meta.url.endsWith('.ts');
+const WORKER = new URL(UNDER_TSX ? './intake-worker.ts' : './intake-worker.js', import.meta.url);
+
+interface Pending {
+  /** Bytes handed over, not yet written. */
+  inFlight: number;
+  /** Resolves the wait of a stream that handed over WINDOW_BYTES. */
+  room: (() => void) | undefined;
+  settle: ((message: FromIntake) => void) | undefined;
+  fail: ((error: Error) => void) | undefined;
+}
+
+let worker: Worker | undefined;
+let nextId = 1;
+const pending = new Map<number, Pending>();
+
+function settleAll(error: Error): void {
+  for (const upload of pending.values()) {
+    upload.fail?.(error);
+    upload.room?.();
+  }
+  pending.clear();
+}
+
+/** The thread, started if it is not running (it is started again after a crash, which fails the uploads under way). */
+export function intakeThread(): Worker {
+  if (worker) return worker;
+  const started = UNDER_TSX
+    ? new Worker(
+        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER.href)}); })`,
+        { eval: true },
+      )
+    : new Worker(WORKER);
+  started.on('message', (message: FromIntake) => {
+    const upload = pending.get(message.id);
+    if (!upload) return;
+    if (message.kind === 'taken') {
+      upload.inFlight -= message.bytes;
+      if (upload.inFlight < WINDOW_BYTES && upload.room) {
+        const room = upload.room;
+        upload.room = undefined;
+        room();
+      }
+    } else upload.settle?.(message);
+  });
+  const gone = (error: Error) => {
+    if (worker === started) worker = undefined;
+    settleAll(error);
+  };
+  started.on('error', gone);
+  started.on('exit', (code) => gone(new Error(`the intake thread stopped (${code})`)));
+  // After the listeners: adding one refs the thread again.
+  started.unref();
+  worker = started;
+  return started;
+}
+
+/** One upload's bytes through the thread, written to the open file `fd`; `text` checks them as declared text. */
+export class ThreadIntake {
+  private readonly id = nextId++;
+  private readonly upload: Pending = { inFlight: 0, room: undefined, settle: undefined, fail: undefined };
+  private readonly thread = intakeThread();
+  private error: Error | undefined;
+  private batch: Uint8Array[] = [];
+  private batchBytes = 0;
+
+  constructor(fd: number, text: boolean) {
+    if (pending.size === 0) this.thread.ref();
+    pending.set(this.id, this.upload);
+    this.upload.fail = (error) => {
+      this.error = error;
+    };
+    this.send({ kind: 'open', id: this.id, fd, text });
+  }
+
+  private send(message: ToIntake, transfer?: ArrayBuffer[]): void {
+    this.thread.postMessage(message, transfer);
+  }
+
+  /**
+   * Hands `chunk` over (with the next ones, BATCH_BYTES at a time). When the chunk is the stream's own (`owned`:
+   * nothing else reads it afterwards) and alone in its memory, that memory is moved to the thread, not copied; else
+   * a copy is. Resolves when the upload has room.
+   */
+  async write(chunk: Buffer, owned: boolean): Promise<void> {
+    if (this.error) throw this.error;
+    const movable = owned && chunk.byteOffset === 0 && chunk.buffer.byteLength === chunk.length;
+    this.batch.push(movable ? chunk : new Uint8Array(chunk));
+    this.batchBytes += chunk.length;
+    if (this.batchBytes < BATCH_BYTES) return;
+    this.flush();
+    if (this.upload.inFlight >= WINDOW_BYTES) {
+      await new Promise<void>((resolve) => {
+        this.upload.room = resolve;
+      });
+      if (this.error) throw this.error;
+    }
+  }
+
+  private flush(): void {
+    if (this.batch.length === 0) return;
+    const chunks = this.batch;
+    this.upload.inFlight += this.batchBytes;
+    this.batch = [];
+    this.batchBytes = 0;
+    this.send(
+      { kind: 'chunks', id: this.id, chunks },
+      chunks.map((chunk) => chunk.buffer as ArrayBuffer),
+    );
+  }
+
+  /** Waits for every chunk to be written: the hash and the text's verdict. */
+  end(): Promise<Taken> {
+    this.flush();
+    return this.finish({ kind: 'end', id: this.id }).then((message) => {
+      if (message.kind !== 'ended') throw new Error('the intake thread answered out of turn');
+      if (message.failed !== undefined) throw new Error(`the staged file could not be written: ${message.failed}`);
+      return { sha256: message.sha256, textProblem: message.textProblem };
+    });
+  }
+
+  /** Stops the upload; resolves once the thread writes nothing more to the file (its descriptor may then close). */
+  async abort(): Promise<void> {
+    this.batch = [];
+    await this.finish({ kind: 'abort', id: this.id }).catch(() => undefined);
+  }
+
+  private finish(message: ToIntake): Promise<FromIntake> {
+    return new Promise<FromIntake>((resolve, reject) => {
+      if (this.error || !pending.has(this.id)) {
+        reject(this.error ?? new Error('the upload has ended'));
+        return;
+      }
+      this.upload.fail = reject;
+      this.upload.settle = (answered) => {
+        pending.delete(this.id);
+        if (pending.size === 0) this.thread.unref();
+        resolve(answered);
+      };
+      this.send(message);
+    });
+  }
+}
