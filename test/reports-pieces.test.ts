@@ -302,6 +302,13 @@ test('?ledger_sequence=N answers the old figures byte for byte after many later 
   assert.ok(days(kept).some(([day]) => day === '2026-09-15'));
 });
 
+/** A credit note made and issued (the draft's POST, then its PUT to `issued`). */
+async function issuedCreditNote(b: Awaited<ReturnType<typeof books>>, body: Record<string, unknown>) {
+  const note = await b.call('POST', '/v1/credit-notes', body, 201);
+  await b.call('PUT', `/v1/credit-notes/${note.id}`, { status: 'issued' });
+  return note;
+}
+
 test('a past as_of sums the items moved after it from their entries: partial payments, credit notes and bucket bounds', async () => {
   const b = await books();
   const gamma = await b.client('Gamma');
@@ -313,25 +320,13 @@ test('a past as_of sums the items moved after it from their entries: partial pay
   const g4 = await b.invoice({ client_id: gamma }, 4_000, '2026-08-01', '2026-08-02');
   await b.pay(g1, 3_000, '2026-10-15');
   await b.pay(g1, 2_000, '2026-11-10');
-  const onG2 = await b.call(
-    'POST',
-    '/v1/credit-notes',
-    { invoice_id: g2, amount: 1_000, issue_date: '2026-10-20' },
-    201,
-  );
-  await b.call('PUT', `/v1/credit-notes/${onG2.id}`, { status: 'issued' });
+  await issuedCreditNote(b, { invoice_id: g2, amount: 1_000, issue_date: '2026-10-20' });
   await b.pay(g2, 7_000, '2026-11-15');
   await b.pay(g3, 5_000, '2026-11-02');
   await b.pay(g4, 1_000, '2026-10-01');
   // G2's credit note, dated 20 Oct, is applied when issued (today, 21 Nov): on 1 Nov a credit of 1,000 and G2 owes
   // 8,000. The client's credit of 1,500 from 25 Oct, applied to G1 on 12 Nov.
-  const credit = await b.call(
-    'POST',
-    '/v1/credit-notes',
-    { client_id: gamma, amount: 1_500, issue_date: '2026-10-25' },
-    201,
-  );
-  await b.call('PUT', `/v1/credit-notes/${credit.id}`, { status: 'issued' });
+  const credit = await issuedCreditNote(b, { client_id: gamma, amount: 1_500, issue_date: '2026-10-25' });
   await b.call('POST', `/v1/credit-notes/${credit.id}/apply`, {
     applications: [{ invoice_id: g1, amount: 1_500 }],
     applied_on: '2026-11-12',
