@@ -154,7 +154,7 @@ export interface AppDependencies {
   attachmentStore?: AttachmentStore;
   /**
    * Compile each route's request validators and response serializer when the route is first used, not at
-   * start-up (the tests: a test app serves a few of its routes). The same schemas, compiled alike; only when.
+   * start-up (the tests' apps, and `COMPILE_SCHEMAS=on-first-use`). The same schemas, compiled alike; only when.
    */
   compileOnFirstUse?: boolean;
 }

@@ -35,6 +35,12 @@ export interface Config {
   readonly trustProxy: false | number | string;
   /** Development convenience: on an empty database, create a default account and print an all-scopes key. */
   readonly bootstrapKey: boolean;
+  /**
+   * `COMPILE_SCHEMAS`: `at-start` (default) compiles every route's request validators and response serializer
+   * before the server listens, so a schema that does not compile stops it; `on-first-use` compiles each when its
+   * route is first used: about half the start-up's CPU, for a process that serves a few routes and goes.
+   */
+  readonly compileSchemas: 'at-start' | 'on-first-use';
   /** How long a request may take to arrive, headers and body (a slow sender is answered 408 after it). */
   readonly requestTimeoutMs: number;
   /** Open connections one client address may hold (0: no cap; not applied behind a trusted proxy). */
@@ -328,6 +334,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   const webConcurrency = wholeNumber('WEB_CONCURRENCY', env.WEB_CONCURRENCY, 1, 1, 64, problems);
 
+  const compileSchemas = env.COMPILE_SCHEMAS || 'at-start';
+  if (compileSchemas !== 'at-start' && compileSchemas !== 'on-first-use')
+    problems.push('COMPILE_SCHEMAS must be at-start or on-first-use');
+
   const attachmentStore =
     env.ATTACHMENTS_STORE === undefined || env.ATTACHMENTS_STORE === '' ? 'local' : env.ATTACHMENTS_STORE;
   if (attachmentStore !== 'local' && attachmentStore !== 's3') problems.push('ATTACHMENTS_STORE must be local or s3');
@@ -384,6 +394,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       problems,
     ),
     bootstrapKey: bootstrapText === 'true',
+    compileSchemas: compileSchemas === 'on-first-use' ? 'on-first-use' : 'at-start',
     webhooks,
     publicBaseUrl,
     oauth: {

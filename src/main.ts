@@ -55,7 +55,12 @@ export async function serve(config: Config, options: { prepare: boolean } = { pr
   const pdf = new PdfPool(config.pdf);
   // Owned here too: the sweeper works on it beside the app.
   const attachmentStore = openAttachmentStore(config.attachments);
-  const app = await buildApp(config, { database, pdf, attachmentStore });
+  const app = await buildApp(config, {
+    database,
+    pdf,
+    attachmentStore,
+    compileOnFirstUse: config.compileSchemas === 'on-first-use',
+  });
   if (config.database.kind === 'sqlite') {
     const files = sqliteFiles(config.database.path);
     const notWritable = files.filter((file) => !file.writable).map((file) => file.path);

@@ -26,7 +26,8 @@ async function databaseEnv() {
 
 test('first run in development prints an all-scopes key that works at once, only once', async () => {
   const { DATABASE_URL } = await databaseEnv();
-  const server = await startServer({ DATABASE_URL, NODE_ENV: 'development' });
+  // The default a user gets: every route's schemas compiled before the server listens.
+  const server = await startServer({ DATABASE_URL, NODE_ENV: 'development', COMPILE_SCHEMAS: 'at-start' });
   const key = /API key: (bms_[0-9A-Za-z]{40})/.exec(server.output())?.[1];
   assert.ok(key, server.output());
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -99,6 +100,7 @@ test('bad settings stop the start with every problem named', () => {
       LOG_LEVEL: 'loud',
       DATABASE_URL: 'oracle://x',
       SMTP_URL: 'http://mail',
+      COMPILE_SCHEMAS: 'lazily',
     },
     encoding: 'utf8',
     timeout: 20_000,
@@ -109,6 +111,7 @@ test('bad settings stop the start with every problem named', () => {
   assert.match(result.stderr, /LOG_LEVEL must be one of/);
   assert.match(result.stderr, /DATABASE_URL must start with/);
   assert.match(result.stderr, /SMTP_URL must use one of smtp:, smtps:/);
+  assert.match(result.stderr, /COMPILE_SCHEMAS must be at-start or on-first-use/);
 });
 
 test('WEB_CONCURRENCY=2: two worker processes share the port; SIGTERM stops them all, exit 0', async () => {

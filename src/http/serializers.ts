@@ -83,9 +83,9 @@ export function buildSerializer(
 }
 
 /**
- * `buildSerializer`'s serializers, each compiled when its route first answers with it, not at start-up. For the
- * tests only (AppDependencies.compileOnFirstUse): a test app serves a few of its hundreds of routes, and writes
- * their answers with the same serializers, compiled from the same schemas.
+ * `buildSerializer`'s serializers, each compiled when its route first answers with it, not at start-up
+ * (AppDependencies.compileOnFirstUse: the tests' apps, and `COMPILE_SCHEMAS=on-first-use`): a process that serves
+ * a few of its hundreds of routes writes their answers with the same serializers, compiled from the same schemas.
  */
 export function buildSerializerOnFirstUse(
   externalSchemas?: unknown,

@@ -311,9 +311,9 @@ export function toDetails(errors: ErrorObject[], prefix = ''): ErrorDetail[] {
 }
 
 /**
- * `compiler` deferred: each schema is compiled when its route first validates a request, not at start-up. For
- * the tests only (AppDependencies.compileOnFirstUse): a test app serves a few of its hundreds of routes, and its
- * requests are checked by the same validators, compiled from the same schemas.
+ * `compiler` deferred: each schema is compiled when its route first validates a request, not at start-up
+ * (AppDependencies.compileOnFirstUse: the tests' apps, and `COMPILE_SCHEMAS=on-first-use`): a process that serves
+ * a few of its hundreds of routes checks their requests by the same validators, compiled from the same schemas.
  */
 export function compiledOnFirstUse(compiler: FastifySchemaCompiler<unknown>): FastifySchemaCompiler<unknown> {
   return (route) => {

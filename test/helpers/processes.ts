@@ -96,13 +96,22 @@ export interface ServerProcess {
 
 /**
  * Starts `bms serve` (the compiled server) and waits until /health answers. Overload shedding is off
- * unless `env` turns it on: a CPU-starved test machine must not shed (test/overload.test.ts covers it).
+ * unless `env` turns it on: a CPU-starved test machine must not shed (test/overload.test.ts covers it). Each
+ * route's schemas are compiled on its first request (`COMPILE_SCHEMAS=on-first-use`, half the start's CPU)
+ * unless `env` says `at-start`, as test/server.test.ts does.
  */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: ROOT,
-    env: { ...cleanEnv(), PORT: String(port), HOST: '127.0.0.1', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    env: {
+      ...cleanEnv(),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+      COMPILE_SCHEMAS: 'on-first-use',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
