@@ -50,12 +50,27 @@ function jsonOf(value: unknown): string | null {
   return written;
 }
 
+/**
+ * Each distinct JSON of `jsonOf` by a small number, so a context's key is a short list of numbers rather than
+ * every external schema written out again (Fastify asks for a factory per plugin context, a few hundred a start).
+ */
+const jsonNumbers = new Map<string, number>();
+
+function numberOf(json: string): number {
+  let number = jsonNumbers.get(json);
+  if (number === undefined) {
+    number = jsonNumbers.size;
+    jsonNumbers.set(json, number);
+  }
+  return number;
+}
+
 /** The key of a compile context, or undefined when it holds a function. */
 function contextKey(externalSchemas: unknown, options: unknown): string | undefined {
   const parts = [jsonOf(options ?? null)];
   for (const [id, schema] of Object.entries((externalSchemas ?? {}) as Record<string, unknown>))
     parts.push(JSON.stringify(id), jsonOf(schema));
-  return parts.includes(null) ? undefined : parts.join(',');
+  return parts.includes(null) ? undefined : parts.map((part) => numberOf(part as string)).join(',');
 }
 
 /** Fastify's default serializer factory, compiling each distinct shape once per process. */
