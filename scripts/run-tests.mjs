@@ -7,6 +7,9 @@
 // `--fast` (`npm run test:fast`): only the in-process suites (no `bms` child process, no browser, no Redis,
 // no SDK toolchains), on SQLite only, with no PostgreSQL cluster started.
 //
+// The in-process suites run in groups, several files to a process (see `processesOf`); each suite that starts
+// other processes keeps a process of its own.
+//
 // The files run compiled, from the copy `compile-tests.mjs` brings up to date first (the output names them by
 // their sources again, and their source maps give the `.ts` lines).
 //
@@ -34,7 +37,8 @@ if (files.length === 0) throw new Error('usage: run-tests.mjs [--fast] test/*.te
  */
 const OUT_OF_PROCESS =
   /\b(runBms|runBmsAsync|spawnBms|startServer|startRedis|spawnSync|fork)\b|\bspawn\(|playwright|helpers\/sdk\.js/;
-if (fast) files = files.filter((file) => !OUT_OF_PROCESS.test(fs.readFileSync(file, 'utf8')));
+const outOfProcess = new Set(files.filter((file) => OUT_OF_PROCESS.test(fs.readFileSync(file, 'utf8'))));
+if (fast) files = files.filter((file) => !outOfProcess.has(file));
 
 // BMS_TEST_PASSES=postgres (or sqlite) runs one pass only, for quicker work on one engine.
 const passes = fast ? ['sqlite'] : (process.env.BMS_TEST_PASSES ?? 'sqlite,postgres').split(',');
@@ -54,9 +58,11 @@ console.log(
 );
 
 /**
- * The files in the order to start them: those that took longest in the last run of this engine's pass first, so a
- * long file does not end the pass running alone while the other slots have nothing left (a file not timed yet goes
- * first of all). Each pass keeps its files' times in the temporary folder for the next run.
+ * How long each file takes, to start the longest first, so a long file does not end the pass running alone while
+ * the other slots have nothing left. Each pass keeps its files' times in the temporary folder for the next run; a
+ * file not timed there (a fresh machine: CI) takes the time `test-file-times.json` gives, seconds from a whole
+ * run on a two-core machine, kept in the repository as a hint of the order only; a file new to both, a minute if
+ * it starts other processes, else ten seconds.
  */
 const timesFile = (database) => path.join(os.tmpdir(), `bms-test-file-times-${database}.json`);
 function readTimes(database) {
@@ -66,9 +72,15 @@ function readTimes(database) {
     return {};
   }
 }
-function longestFirst(database) {
+const seeded = JSON.parse(fs.readFileSync(new URL('./test-file-times.json', import.meta.url), 'utf8'));
+function timesOf(database) {
   const times = readTimes(database);
-  const took = (file) => times[path.resolve(file)] ?? Number.POSITIVE_INFINITY;
+  return (file) =>
+    times[path.resolve(file)] ??
+    (seeded[database]?.[path.relative(root, path.resolve(file))] ?? (outOfProcess.has(file) ? 60 : 10)) * 1000;
+}
+function longestFirst(database) {
+  const took = timesOf(database);
   return [...files].sort((a, b) => took(b) - took(a));
 }
 function keepTimes(database, perFile) {
@@ -85,28 +97,36 @@ function keepTimes(database, perFile) {
 }
 
 /**
- * The fast tier's processes: its files dealt into as many groups as files run at once, longest first onto the
- * group with least time so far, each group one process that imports its files one after another, each inside a
- * suite named by the file (its hooks stay its own: a file's `after` runs before the next file starts). Loading
- * the app and building a first test app is then paid once per group, not once per file. Answers the groups'
- * entry files, written beside the compiled tests.
+ * The processes of a pass, in the order to start them: the in-process files dealt into groups, longest first onto
+ * the group with least time so far, each group one process that imports its files one after another, each inside
+ * a suite named by the file (its hooks stay its own: a file's `after` runs before the next file starts), and each
+ * out-of-process file a process of its own. Loading the app and building a first test app is then paid once per
+ * group, not once per file. The fast tier makes as many groups as files run at once; the whole suite twice as
+ * many, so its groups end about when its longest files do. Answers the entry files, the groups' written beside
+ * the compiled tests, longest first.
  */
-function writeGroups(ordered, times) {
-  const groups = Array.from({ length: Math.min(Number(concurrency), ordered.length) }, () => ({ ms: 0, files: [] }));
-  for (const file of ordered) {
+function processesOf(database, ordered) {
+  const took = timesOf(database);
+  const grouped = ordered.filter((file) => !outOfProcess.has(file));
+  const count = Math.min(Number(concurrency) * (fast ? 1 : 2), grouped.length);
+  const groups = Array.from({ length: count }, () => ({ ms: 0, files: [] }));
+  for (const file of grouped) {
     const lightest = groups.reduce((least, group) => (group.ms < least.ms ? group : least));
     lightest.files.push(file);
-    lightest.ms += times[path.resolve(file)] ?? 10_000;
+    lightest.ms += took(file);
   }
-  return groups.map((group, index) => {
-    const entry = path.join(compiled.out, 'test', `fast-group-${index + 1}.mjs`);
+  const entries = groups.map((group, index) => {
+    const entry = path.join(compiled.out, 'test', `group-${database}-${index + 1}.mjs`);
     const suites = group.files.map(
       (file) =>
         `describe(${JSON.stringify(path.relative(root, file))}, async () => {\n  await import(${JSON.stringify(compiled.toCompiled(file))});\n});\n`,
     );
     fs.writeFileSync(entry, `import { describe } from 'node:test';\n${suites.join('')}`);
-    return entry;
+    return { entry, ms: group.ms };
   });
+  for (const file of ordered)
+    if (outOfProcess.has(file)) entries.push({ entry: compiled.toCompiled(file), ms: took(file) });
+  return entries.sort((a, b) => b.ms - a.ms).map(({ entry }) => entry);
 }
 
 function runPass(name, env) {
@@ -121,13 +141,13 @@ function runPass(name, env) {
         '--enable-source-maps',
         '--test',
         // A group's process ends when its last file has; a handle a failed test left open does not keep it.
-        ...(fast ? ['--test-force-exit'] : []),
+        '--test-force-exit',
         `--test-concurrency=${concurrency}`,
         '--test-reporter=tap',
         '--test-reporter-destination=stdout',
         `--test-reporter=${new URL('./test-file-times.mjs', import.meta.url).pathname}`,
         `--test-reporter-destination=${times}`,
-        ...(fast ? writeGroups(ordered, readTimes(env.BMS_TEST_DATABASE)) : ordered.map(compiled.toCompiled)),
+        ...processesOf(env.BMS_TEST_DATABASE, ordered),
       ],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
