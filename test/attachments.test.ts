@@ -267,6 +267,37 @@ describe('uploads', () => {
     );
   });
 
+  test('uploads at once (the first on the lone upload’s thread, the others on the shared one when they overlap) are each kept whole, hashed as sent; a refusal among them is its own', async () => {
+    // 40,000 rows each (about 460 KB: several of the threads' messages), one with a bell past its first 256 KiB.
+    const csv = (tag: string) => Buffer.from(Array.from({ length: 40_000 }, (_, row) => `${tag},${row}\n`).join(''));
+    const files = { north: csv('north'), south: csv('south'), east: csv('east') };
+    const bell = csv('west');
+    bell[300_000] = 0x07;
+    const query = `parent_type=job&parent_id=${jobId}&filename=rows.csv`;
+    const [north, south, east, west] = await Promise.all([
+      raw(query, 'text/csv', files.north),
+      raw(query, 'text/csv', files.south),
+      raw(query, 'text/csv', files.east),
+      raw(query, 'text/csv', bell),
+    ]);
+    assertInvalid(west as ApiResponse, 'file', /control/);
+    const expected = {
+      north: [468_890, '1d5a0a1e48b7b1bd3dd82ed386b81cabe750c1bb9265bfb720e2ab186fcc3568'],
+      south: [468_890, '8d7a5e7a1e751a017b9733fb936a0b47c469e4c132de72fdd003178e42585823'],
+      east: [428_890, '1dfff7aafbec31a911fe91e130c6340ef8b0bf6e2133bb531b8b23289fc1d3a5'],
+    };
+    for (const [name, response] of [
+      ['north', north],
+      ['south', south],
+      ['east', east],
+    ] as const) {
+      assert.equal(response?.status, 201, response?.text);
+      assert.deepEqual([response?.body.data.size_bytes, response?.body.data.sha256], expected[name]);
+      const download = await context.request('GET', `/v1/attachments/${response?.body.data.id}/content`, { key });
+      assert.equal(download.text, files[name].toString());
+    }
+  });
+
   test('application/json is 415; a multipart body without a file part, or with an unknown field, is 422', async () => {
     const response = await raw(`parent_type=job&parent_id=${jobId}`, 'application/json', Buffer.from('{"a":1}'));
     assert.equal(response.status, 415, response.text);
