@@ -215,8 +215,7 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
     .map((column) => {
       // In the index's order, which no other index gives: the planner must read this one, statistics or none.
       const inRange = <Row>(query: SelectQueryBuilder<any, any, Row>) => {
-        for (const condition of conditions)
-          if (condition.column === column) query = query.where(condition.expression);
+        for (const condition of conditions) if (condition.column === column) query = query.where(condition.expression);
         return query
           .orderBy(sql.ref(column))
           .orderBy(sql.ref('id'))
