@@ -475,6 +475,17 @@ describe('a client and its properties', () => {
       (item: { id: string }) => item.id === owner,
     );
     assert.deepEqual(relisted.property_ids, [second.id]);
+    // A search reads them in its own statement: from the window of the nearest rows (two matches, a page of
+    // one), from the search's index, and from a prefix of two characters.
+    await created('/v1/clients', { name: 'Owner of nothing' });
+    for (const url of [
+      '/v1/clients?q=Owner%20of&sort=created_at&limit=1',
+      '/v1/clients?q=owner%20of%20two',
+      '/v1/clients?q=Ow&limit=100',
+    ]) {
+      const found = (await api('GET', url)).body.data.find((item: { id: string }) => item.id === owner);
+      assert.deepEqual(found?.property_ids, [second.id], url);
+    }
     assert.deepEqual(
       (await api('GET', '/v1/clients?limit=100&sort=name')).body.data.find((item: { id: string }) => item.id === owner)
         .property_ids,

@@ -179,11 +179,14 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   };
   if (residual.length === 0 || values.length === 0) return { query: list(), ranges: [] };
 
-  const rangeOf = (column: string, range: SelectQueryBuilder<any, any, { range_id: string }>, once: boolean) => {
-    const count = untyped
+  const countOf = (range: SelectQueryBuilder<any, any, { range_id: string }>) =>
+    untyped
       .selectFrom(range.as('range'))
       .clearSelect()
       .select(sql<number>`count(*)`.as('count')) as unknown as ListPlan<O>['ranges'][number]['count'];
+  /** A range of another table's index (a custom field's value rows): its ids, each row then found by its primary key. */
+  const rangeOf = (column: string, range: SelectQueryBuilder<any, any, { range_id: string }>, once: boolean) => {
+    const count = countOf(range);
     const ids = once
       ? (untyped
           .selectFrom(range.as('entries'))
@@ -210,15 +213,28 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   const ranges = [...new Set(residual.map((condition) => condition.column))]
     .filter((column) => page.columns.includes(column))
     .map((column) => {
-      const onColumn = residual.filter((condition) => condition.column === column);
-      let range = start().clearSelect().select(sql.ref<string>('id').as('range_id'));
-      for (const condition of onColumn) range = range.where(condition.expression);
       // In the index's order, which no other index gives: the planner must read this one, statistics or none.
-      range = range
-        .orderBy(sql.ref(column))
-        .orderBy(sql.ref('id'))
-        .limit(sql.lit(WALK_LIMIT + 1));
-      return rangeOf(column, range, false);
+      const inRange = <Row>(query: SelectQueryBuilder<any, any, Row>) => {
+        for (const condition of conditions) if (condition.column === column) query = query.where(condition.expression);
+        return query
+          .orderBy(sql.ref(column))
+          .orderBy(sql.ref('id'))
+          .limit(sql.lit(WALK_LIMIT + 1));
+      };
+      const count = countOf(inRange(start().clearSelect().select(sql.ref<string>('id').as('range_id'))));
+      // Read whole, a small range's rows come from the same index in its order (its LIMIT a fence on both
+      // engines), not by their ids joined to the rows by primary key: 75 shared buffers for 400 clients at a
+      // million on PostgreSQL, against 1,611. The other conditions are checked on those rows.
+      let read = start();
+      for (const condition of conditions)
+        if (condition.column !== column) read = read.where(unindexed(condition.expression));
+      if (amongCondition) read = read.where(unindexed(amongCondition));
+      read = inRange(read);
+      return {
+        column,
+        count,
+        list: withComputed(applyPage(untyped.selectFrom(read.as('matched')).selectAll(), page), 'matched'),
+      };
     })
     .concat(ownRanges);
   // The walk's bound: the WALK_LIMIT-th entry after the cursor (of each value's range; the nearest of those).

@@ -360,16 +360,19 @@ export async function listClients(
     return listed;
   }
   const searched = await searchClients(db, accountId, filters, page);
-  const ids = await propertyIdsOfClients(
-    db,
-    accountId,
-    searched.rows.map((row) => row.id),
-  );
-  return {
-    rows: searched.rows.map((row) => ({ ...row, property_ids: ids.get(row.id) ?? [] })),
-    resumeAfter: searched.resumeAfter,
-  };
+  return { rows: searched.rows.map(withPropertyIdArray), resumeAfter: searched.resumeAfter };
 }
+
+/**
+ * A search's rows with their property ids, read in the same statement (not a second one for the page's ids):
+ * SQLite's kept column read with the row's others, PostgreSQL's subquery added for the page's rows alone.
+ */
+const keptPropertyIds = (db: Executor) =>
+  keepsDerivedColumns(db) ? [sql<string>`clients.property_ids`.as('property_ids')] : [];
+const searchedComputed = (db: Executor, from: string, accountId: string) =>
+  keepsDerivedColumns(db)
+    ? [tagNamesColumn(db, from, accountId)]
+    : [tagNamesColumn(db, from, accountId), propertyIdsColumn(db, from, accountId)];
 
 /** A list with `q` or `email`: the window of the nearest rows first, else the search's own index. */
 async function searchClients(
@@ -377,7 +380,7 @@ async function searchClients(
   accountId: string,
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
-): Promise<Listed<ClientRow>> {
+): Promise<Listed<ClientRow & { property_ids: string | string[] }>> {
   const window = searchWindowQuery(db, accountId, filters, page);
   if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   const rows = await window.matches.execute();
@@ -458,6 +461,7 @@ export function searchWindowQuery(
   const base = db
     .selectFrom('clients')
     .select(COLUMNS)
+    .select(keptPropertyIds(db))
     .where('account_id', '=', accountId)
     .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   const nearest = applyPage(base, { ...page, limit: SEARCH_WINDOW - 1 });
@@ -469,7 +473,7 @@ export function searchWindowQuery(
   const found = db
     .selectFrom(nearest.as('nearest'))
     .selectAll()
-    .select(tagNamesColumn(db, 'nearest', accountId))
+    .select(searchedComputed(db, 'nearest', accountId))
     .where(matches);
   return { matches: applyPage(found, page), bound };
 }
@@ -486,6 +490,7 @@ export function listClientsQuery(
   const search = trigram ? textSearch(db) : undefined;
   let query = (search ? search.from(db, 'clients', q!) : db.selectFrom('clients'))
     .select(COLUMNS)
+    .select(keptPropertyIds(db))
     .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
   if (search) {
     // The trigram index drives: the account's condition is written so that no index can serve it
@@ -506,7 +511,7 @@ export function listClientsQuery(
     db
       .selectFrom(fenced(db, query).as('matched'))
       .selectAll()
-      .select(tagNamesColumn(db, 'matched', accountId)),
+      .select(searchedComputed(db, 'matched', accountId)),
     page,
   );
 }
