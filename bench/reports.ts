@@ -15,7 +15,8 @@
 // REPORTS_CASES (a regular expression: only the requests it matches, beside the invoice page). REPORTS_AGAINST
 // (another build's dist/main.js, e.g. a copy of the commit before a change): on the same seeded database, the
 // requests are asked of this build and of that one in turns, REPORTS_ROUNDS (2) times each, so that a before and
-// an after are measured minutes apart at the same load. Each request also reports the server's CPU time per request.
+// an after are measured minutes apart at the same load (the migrations that build does not know are hidden from it
+// while it serves: `migrationsFor`). Each request also reports the server's CPU time per request.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -299,6 +300,41 @@ const CASES = process.env.REPORTS_CASES === undefined ? null : new RegExp(proces
 const AGAINST = process.env.REPORTS_AGAINST;
 const ROUNDS = AGAINST === undefined ? 1 : Number(process.env.REPORTS_ROUNDS ?? 2);
 
+/**
+ * The migration table as `entry`'s build expects it (this build's: undefined): the migrations this build ran that
+ * that build does not know (by its `dist/db/migrations`) are hidden while it serves, and given back before this build
+ * serves again. The schema stays this build's, whose added columns and indexes an older build does not read.
+ */
+async function migrationsFor(
+  config: Parameters<typeof openDatabase>[0],
+  entry: string | undefined,
+  hidden: { name: string; timestamp: string }[],
+) {
+  const { sql } = await import('kysely');
+  const database = openDatabase(config);
+  try {
+    if (entry === undefined) {
+      for (const row of hidden.splice(0))
+        await sql`insert into kysely_migration (name, timestamp) values (${row.name}, ${row.timestamp})`.execute(
+          database.db,
+        );
+      return;
+    }
+    const known = new Set(
+      fs.readdirSync(path.join(path.dirname(entry), 'db/migrations')).map((file) => file.replace(/\.js(\.map)?$/, '')),
+    );
+    const rows = await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration`.execute(
+      database.db,
+    );
+    for (const row of rows.rows.filter((row) => !known.has(row.name))) {
+      hidden.push(row);
+      await sql`delete from kysely_migration where name = ${row.name}`.execute(database.db);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
 /** A production-configured server of this build (or `entry`'s) with the event-loop probe. */
 function startServer(env: Record<string, string>, loopFile: string, entry?: string) {
   return startBms({ ...env, BENCH_LOOP_FILE: loopFile }, ['--import', path.join(ROOT, 'bench/loop-delay.mjs')], entry);
@@ -352,9 +388,13 @@ async function runEngine(
   const cases = all.filter(([name], index) => index === 0 || CASES === null || CASES.test(name));
   const builds = AGAINST === undefined ? [undefined] : [undefined, AGAINST];
   const runs = [];
+  const hidden: { name: string; timestamp: string }[] = [];
   for (let turn = 0; turn < ROUNDS * builds.length; turn++) {
     const build = builds[turn % builds.length];
-    if (turn > 0) server = await startServer(env, loopFile, build);
+    if (turn > 0) {
+      await migrationsFor(config, build, hidden);
+      server = await startServer(env, loopFile, build);
+    }
     const pid = server.process.pid as number;
     const results = [];
     for (const [name, url] of cases)

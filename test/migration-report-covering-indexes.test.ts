@@ -77,7 +77,8 @@ test('the reports indexes are widened over kept rows, which read as before, and 
       )
       .execute();
 
-    assert.ok((await database.migrateToLatest()).includes(MIGRATION));
+    // Up to this migration (a later one widens the open-item indexes again).
+    await database.migrateTo(MIGRATION);
     // SQLite's open-item indexes hold every column aging reads; PostgreSQL's are as they were.
     const itemColumns = onPostgres
       ? []

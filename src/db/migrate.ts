@@ -65,6 +65,7 @@ import * as changesByKind from './migrations/20261130160000_changes_by_kind.js';
 import * as customFieldValuesByObject from './migrations/20261130180000_custom_field_values_by_object.js';
 import * as reportCoveringIndexes from './migrations/20261130190000_report_covering_indexes.js';
 import * as stillOpenItemsByClient from './migrations/20261130220000_still_open_items_by_client.js';
+import * as openItemOpenings from './migrations/20261201130000_open_item_openings.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
@@ -153,6 +154,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261130180000_custom_field_values_by_object': customFieldValuesByObject,
   '20261130190000_report_covering_indexes': reportCoveringIndexes,
   '20261130220000_still_open_items_by_client': stillOpenItemsByClient,
+  '20261201130000_open_item_openings': openItemOpenings,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

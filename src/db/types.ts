@@ -589,6 +589,14 @@ export interface LedgerOpenItemsTable {
   due_date: DateText | null;
   amount: number;
   last_sequence: number;
+  /**
+   * Its amount over its entries dated by `opened_on`, which it keeps until `opening_until` (the first later day an
+   * entry of it is dated; 9999-12-31 when none), with an invoice's due date as those entries give it. Null when not
+   * kept (a row from before they were, an item whose entries name other clients or currencies).
+   */
+  opening_amount: number | null;
+  opening_until: DateText | null;
+  opening_due_date: DateText | null;
 }
 
 export interface EventsTable {

@@ -84,36 +84,42 @@ export const itemKeyOf = (item: { kind: string; item_id: string; client_id: stri
 /**
  * The kept rows of items from all their moves: per (item, client, currency), the first day its amount is not 0 and
  * the day from which it stays 0 (`STILL_OPEN` when its amount is not 0 at the end); items never open have no row.
+ * With each, its opening (`openingOf`), except for the items in `unkept` and those whose moves name more than one
+ * client or currency.
  */
 export function openItemRowsOf(
   accountId: string,
-  moves: readonly (OpenItemMove & { effective_date: string; sequence: number; due_date: string | null })[],
+  moves: readonly KeptMove[],
+  unkept: ReadonlySet<string> = new Set(),
 ): LedgerOpenItemRow[] {
-  const byKey = new Map<
-    string,
-    { move: OpenItemMove; days: Map<string, number>; last: number; due: { sequence: number; date: string | null } }
-  >();
+  const byKey = new Map<string, KeptMove[]>();
+  const keysOfItem = new Map<string, number>();
   for (const move of moves) {
     const key = itemKeyOf(move);
-    const item = byKey.get(key) ?? {
-      move,
-      days: new Map<string, number>(),
-      last: 0,
-      due: { sequence: 0, date: null },
-    };
-    item.days.set(move.effective_date, (item.days.get(move.effective_date) ?? 0) + move.amount);
-    item.last = Math.max(item.last, move.sequence);
-    if (move.kind === 'invoice' && move.due_date !== null && move.sequence > item.due.sequence)
-      item.due = { sequence: move.sequence, date: move.due_date };
-    byKey.set(key, item);
+    const item = byKey.get(key);
+    if (item) item.push(move);
+    else {
+      byKey.set(key, [move]);
+      keysOfItem.set(move.item_id, (keysOfItem.get(move.item_id) ?? 0) + 1);
+    }
   }
   const rows: LedgerOpenItemRow[] = [];
-  for (const { move, days, last, due } of byKey.values()) {
+  for (const itemMoves of byKey.values()) {
+    const move = itemMoves[0]!;
+    const days = new Map<string, number>();
+    let last = 0;
+    let due = { sequence: 0, date: null as string | null };
+    for (const { effective_date, amount, sequence, due_date } of itemMoves) {
+      days.set(effective_date, (days.get(effective_date) ?? 0) + amount);
+      last = Math.max(last, sequence);
+      if (move.kind === 'invoice' && due_date !== null && sequence > due.sequence) due = { sequence, date: due_date };
+    }
     const changes = [...days].filter(([, amount]) => amount !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (changes.length === 0) continue;
     const amount = changes.reduce((sum, [, change]) => sum + change, 0);
     const openedOn = changes[0]![0];
     const closedOn = amount === 0 ? changes[changes.length - 1]![0] : STILL_OPEN;
+    const kept = keysOfItem.get(move.item_id) === 1 && !unkept.has(move.item_id);
     rows.push({
       account_id: accountId,
       kind: move.kind,
@@ -127,9 +133,40 @@ export function openItemRowsOf(
       due_date: due.date,
       amount,
       last_sequence: last,
+      ...(kept
+        ? openingOf(itemMoves, openedOn)
+        : { opening_amount: null, opening_until: null, opening_due_date: null }),
     });
   }
   return rows;
+}
+
+/** A move of an item with what its entry says of it: the day, the sequence and an invoice's due date. */
+type KeptMove = OpenItemMove & { effective_date: string; sequence: number; due_date: string | null };
+
+/**
+ * An item's opening: its amount over its moves dated by `openedOn` (the day it opened), the first later day it has a
+ * move (`STILL_OPEN` when none) and an invoice's due date as its latest move by then naming one gives it. On any day
+ * from `openedOn` to before that later day, at a sequence at least the item's last, those are its amount and due
+ * date: aging reads them from the row instead of the item's entries.
+ */
+function openingOf(moves: readonly KeptMove[], openedOn: string) {
+  let amount = 0;
+  let until = STILL_OPEN;
+  let due = { sequence: 0, date: null as string | null };
+  for (const move of moves) {
+    if (move.effective_date > openedOn) {
+      if (move.effective_date < until) until = move.effective_date;
+      continue;
+    }
+    amount += move.amount;
+    if (move.due_date !== null && move.sequence > due.sequence) due = { sequence: move.sequence, date: move.due_date };
+  }
+  return {
+    opening_amount: amount,
+    opening_until: until,
+    opening_due_date: moves[0]!.kind === 'invoice' ? due.date : null,
+  };
 }
 
 const ITEM_COLUMN = { invoice: 'invoice_id', payment: 'payment_id', credit_note: 'credit_note_id' } as const;
@@ -166,16 +203,18 @@ export async function keepOpenItems(db: Executor, accountId: string, posted: rea
       .where('account_id', '=', accountId)
       .where(column, 'in', [...ids])
       .execute();
+    // An invoice an entry gives a due date without moving it keeps no opening (its due date is not its moves').
+    const unkept = new Set<string>();
     const moves = entries.flatMap((row) => {
       const entry = { ...row, amount: Number(row.amount), applied_amount: Number(row.applied_amount) };
-      return openItemMovesOf(entry)
-        .filter((move) => move.kind === kind && ids.has(move.item_id))
-        .map((move) => ({
-          ...move,
-          effective_date: entry.effective_date,
-          sequence: Number(row.sequence),
-          due_date: row.due_date,
-        }));
+      const own = openItemMovesOf(entry).filter((move) => move.kind === kind && ids.has(move.item_id));
+      if (own.length === 0 && row.due_date !== null && row.invoice_id !== null) unkept.add(row.invoice_id);
+      return own.map((move) => ({
+        ...move,
+        effective_date: entry.effective_date,
+        sequence: Number(row.sequence),
+        due_date: row.due_date,
+      }));
     });
     await db
       .deleteFrom('ledger_open_items')
@@ -183,7 +222,7 @@ export async function keepOpenItems(db: Executor, accountId: string, posted: rea
       .where('kind', '=', kind)
       .where('item_id', 'in', [...ids])
       .execute();
-    const rows = openItemRowsOf(accountId, moves);
+    const rows = openItemRowsOf(accountId, moves, unkept);
     if (rows.length > 0) await db.insertInto('ledger_open_items').values(rows).execute();
   }
 }
@@ -193,6 +232,39 @@ export interface OpenItemKey {
   item_id: string;
   client_id: string;
   currency: string;
+}
+
+/** An item a report found open on a day, to be summed from its entries or taken from its opening. */
+export interface FoundOpenItem extends OpenItemKey {
+  opened_on: string;
+  last_sequence: number;
+  opening_amount: number | null;
+  opening_until: string | null;
+  opening_due_date: string | null;
+}
+
+const FOUND_COLUMNS = [
+  'kind',
+  'item_id',
+  'client_id',
+  'currency',
+  'opened_on',
+  'last_sequence',
+  'opening_amount',
+  'opening_until',
+  'opening_due_date',
+] as const;
+
+/**
+ * An item's amount and an invoice's due date on `day` at the sequence `through` from its kept opening (null when its
+ * entries must be summed): the day is from the day it opened to before its next move, and no move of it is after the
+ * sequence, so its moves by the day are those of its opening.
+ */
+export function openingOn(item: FoundOpenItem, day: string, through: number) {
+  if (item.opening_amount === null || item.opening_until === null) return null;
+  if (item.opened_on > day || day >= item.opening_until || Number(item.last_sequence) > through) return null;
+  if (item.kind === 'invoice' && item.opening_due_date === null) return null;
+  return { amount: Number(item.opening_amount), dueDate: item.opening_due_date, openedOn: item.opened_on };
 }
 
 /**
@@ -257,10 +329,7 @@ function stillOpen(db: Executor, accountId: string, clientId?: string, piece?: C
  */
 export function openItemsOnQuery(db: Executor, accountId: string, day: string, clientId?: string) {
   const arm = (spanClass: number, openedAfter: string) => {
-    let query = db
-      .selectFrom('ledger_open_items')
-      .select(['kind', 'item_id', 'client_id', 'currency'])
-      .where('account_id', '=', accountId);
+    let query = db.selectFrom('ledger_open_items').select(FOUND_COLUMNS).where('account_id', '=', accountId);
     if (clientId !== undefined) query = query.where('client_id', '=', clientId);
     return query
       .where('span_class', '=', spanClass)
@@ -287,7 +356,7 @@ export function stillOpenMovedAfterQuery(
   piece?: ClientPiece,
 ) {
   return stillOpen(db, accountId, clientId, piece)
-    .select(['kind', 'item_id', 'client_id', 'currency'])
+    .select(FOUND_COLUMNS)
     .where('opened_on', '<=', day)
     .where('last_entry_on', '>', day)
     .orderBy('client_id');
@@ -443,8 +512,8 @@ export async function findOpenItemsOn(
   accountId: string,
   day: string,
   clientId?: string,
-): Promise<OpenItemKey[]> {
-  return (await openItemsOnQuery(db, accountId, day, clientId).execute()) as OpenItemKey[];
+): Promise<FoundOpenItem[]> {
+  return (await openItemsOnQuery(db, accountId, day, clientId).execute()) as FoundOpenItem[];
 }
 
 export async function findStillOpenMovedAfter(
@@ -453,8 +522,8 @@ export async function findStillOpenMovedAfter(
   day: string,
   clientId?: string,
   piece?: ClientPiece,
-): Promise<OpenItemKey[]> {
-  return (await stillOpenMovedAfterQuery(db, accountId, day, clientId, piece).execute()) as OpenItemKey[];
+): Promise<FoundOpenItem[]> {
+  return (await stillOpenMovedAfterQuery(db, accountId, day, clientId, piece).execute()) as FoundOpenItem[];
 }
 
 /** The account's last entry's sequence (0 before any entry), from the end of its (account, sequence) index. */

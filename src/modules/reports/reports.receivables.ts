@@ -15,9 +15,11 @@ import {
   findSettledOpenInvoices,
   findSettledOpenItemSums,
   findStillOpenMovedAfter,
+  type FoundOpenItem,
   itemKeyOf,
   type OpenItemKey,
   openItemMovesOf,
+  openingOn,
   type SettledSum,
 } from '../ledger/index.js';
 import {
@@ -130,8 +132,8 @@ async function openItemsAt(
   };
   const settled: SettledSum[] = [];
   const credits = new Map<string, number>();
-  const keys = new Map<string, OpenItemKey>();
-  const found = (items: readonly OpenItemKey[]) => {
+  const keys = new Map<string, OpenItemKey | FoundOpenItem>();
+  const found = (items: readonly FoundOpenItem[]) => {
     for (const key of items) {
       count(key.currency, 1);
       keys.set(itemKeyOf(key), key);
@@ -152,10 +154,26 @@ async function openItemsAt(
   for (const key of await findItemsMovedAfter(ctx.db, ctx.accountId, standing.sequence, day, clientId))
     keys.set(itemKeyOf(key), key);
   const others = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, count]) => ({ currency, count }));
-  const mine = [...keys.values()].filter((key) => key.currency === standing.currency);
+  // An item found by its row (not one moved after the sequence) whose opening holds on the day is taken from it; the
+  // others are summed from their entries.
+  const invoices = new Map<string, OpenInvoice>();
+  const mine: OpenItemKey[] = [];
+  for (const [key, item] of keys) {
+    if (item.currency !== standing.currency) continue;
+    const opening = 'opening_amount' in item ? openingOn(item, day, standing.sequence) : null;
+    if (opening === null) mine.push(item);
+    else if (item.kind !== 'invoice') credits.set(item.client_id, (credits.get(item.client_id) ?? 0) + opening.amount);
+    else
+      invoices.set(key, {
+        invoiceId: item.item_id,
+        clientId: item.client_id,
+        open: opening.amount,
+        dueDate: opening.dueDate,
+        issuedOn: opening.openedOn,
+      });
+  }
   const wanted = new Set(mine.map(itemKeyOf));
   const dueDates = new Map<string, string>();
-  const invoices = new Map<string, OpenInvoice>();
   for await (const batch of entriesOfItems(ctx.db, ctx.accountId, mine, standing.sequence, day)) {
     for (const entry of batch.entries) {
       if (batch.kind === 'invoice' && entry.invoice_id !== null && entry.due_date !== null)
@@ -167,7 +185,7 @@ async function openItemsAt(
           credits.set(move.client_id, (credits.get(move.client_id) ?? 0) + move.amount);
           continue;
         }
-        const key = `${move.item_id} ${move.client_id}`;
+        const key = itemKeyOf(move);
         const invoice = invoices.get(key) ?? {
           invoiceId: move.item_id,
           clientId: move.client_id,
@@ -181,7 +199,7 @@ async function openItemsAt(
     }
     await yieldTurn();
   }
-  for (const invoice of invoices.values()) invoice.dueDate = dueDates.get(invoice.invoiceId) ?? null;
+  for (const invoice of invoices.values()) invoice.dueDate ??= dueDates.get(invoice.invoiceId) ?? null;
   return { settled, invoices: [...invoices.values()].filter((invoice) => invoice.open !== 0), credits, others };
 }
 
