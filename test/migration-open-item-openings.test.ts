@@ -8,7 +8,7 @@ import { type Kysely, sql } from 'kysely';
 import { openingOn, stillOpenMovedAfterQuery } from '../src/modules/ledger/ledger.open-items.js';
 import type { FoundOpenItem } from '../src/modules/ledger/index.js';
 import { onPostgres } from './helpers/database.js';
-import { insertOldAccount, migratableDatabase } from './helpers/migration.js';
+import { indexColumns, insertOldAccount, migratableDatabase } from './helpers/migration.js';
 
 const ACCOUNT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9a41';
 const CLIENT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9b41';
@@ -17,18 +17,6 @@ const MIGRATION = '20261201130000_open_item_openings';
 const OPENING = ['opening_amount', 'opening_until', 'opening_due_date'];
 const ITEM = ['last_entry_on', 'last_sequence', 'amount', 'currency', 'kind', 'due_date', 'item_id'];
 const STILL_OPEN = ['account_id', 'client_id', 'currency', 'kind', 'opened_on', ...ITEM.slice(0, 3), 'due_date'];
-
-/** An index's columns, in order (PostgreSQL's from its definition). */
-async function columnsOf(db: Kysely<any>, index: string): Promise<string[]> {
-  if (!onPostgres) {
-    const rows = await sql<{ name: string }>`select name from pragma_index_info(${index}) order by seqno`.execute(db);
-    return rows.rows.map((row) => row.name);
-  }
-  const rows = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = ${index}`.execute(db);
-  const definition = rows.rows[0]?.indexdef ?? '';
-  const inside = definition.slice(definition.indexOf('(') + 1, definition.indexOf(')'));
-  return inside === '' ? [] : inside.split(',').map((column) => column.trim().replaceAll('"', ''));
-}
 
 /** The table's columns named `opening_…`. */
 async function openingColumns(db: Kysely<any>): Promise<string[]> {
@@ -74,14 +62,14 @@ test('the openings are added to kept open items as null (summed from their entri
     assert.ok((await database.migrateToLatest()).includes(MIGRATION));
     assert.deepEqual(await openingColumns(db), OPENING);
     const spans = onPostgres ? [] : ['client_id', ...ITEM, ...OPENING];
-    assert.deepEqual(await columnsOf(db, 'ledger_open_items_account_span_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_open_items_account_span_idx'), [
       'account_id',
       'span_class',
       'opened_on',
       'closed_on',
       ...spans,
     ]);
-    assert.deepEqual(await columnsOf(db, 'ledger_open_items_account_client_span_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_open_items_account_client_span_idx'), [
       'account_id',
       'client_id',
       'span_class',
@@ -90,7 +78,7 @@ test('the openings are added to kept open items as null (summed from their entri
       ...(onPostgres ? [] : [...ITEM, ...OPENING]),
     ]);
     assert.deepEqual(
-      await columnsOf(db, 'ledger_open_items_still_open_client_idx'),
+      await indexColumns(db, 'ledger_open_items_still_open_client_idx'),
       onPostgres ? [] : [...STILL_OPEN, 'item_id', ...OPENING],
     );
     // On 10 October the first invoice (moved on the 20th) is found with no opening kept: it is summed from its entries.
@@ -103,7 +91,7 @@ test('the openings are added to kept open items as null (summed from their entri
 
     await database.migrateTo(database.before(MIGRATION));
     assert.deepEqual(await openingColumns(db), []);
-    assert.deepEqual(await columnsOf(db, 'ledger_open_items_account_span_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_open_items_account_span_idx'), [
       'account_id',
       'span_class',
       'opened_on',
@@ -111,7 +99,7 @@ test('the openings are added to kept open items as null (summed from their entri
       ...(onPostgres ? [] : ['client_id', ...ITEM]),
     ]);
     assert.deepEqual(
-      await columnsOf(db, 'ledger_open_items_still_open_client_idx'),
+      await indexColumns(db, 'ledger_open_items_still_open_client_idx'),
       onPostgres ? [] : [...STILL_OPEN, 'item_id'],
     );
     const kept = await sql<{ count: number }>`select count(*) as count from ledger_open_items`.execute(db);

@@ -8,25 +8,13 @@ import { type Kysely, sql } from 'kysely';
 import { figuresMovedAfterQuery, jobSumsQuery } from '../src/modules/ledger/ledger.invoice-figures.js';
 import { settledOpenItemSumsQuery } from '../src/modules/ledger/ledger.open-items.js';
 import { onPostgres } from './helpers/database.js';
-import { insertOldAccount, migratableDatabase } from './helpers/migration.js';
+import { indexColumns, insertOldAccount, migratableDatabase } from './helpers/migration.js';
 
 const ACCOUNT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9a21';
 const CLIENT = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9b21';
 const JOB = '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9c21';
 const INVOICES = ['019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9d21', '019a8f4e-7c1a-7d2b-9a3e-5b6c7d8e9d22'];
 const MIGRATION = '20261130190000_report_covering_indexes';
-
-/** An index's columns, in order. */
-async function columnsOf(db: Kysely<any>, index: string): Promise<string[]> {
-  if (!onPostgres) {
-    const rows = await sql<{ name: string }>`select name from pragma_index_info(${index}) order by seqno`.execute(db);
-    return rows.rows.map((row) => row.name);
-  }
-  const rows = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = ${index}`.execute(db);
-  const definition = rows.rows[0]?.indexdef ?? '';
-  const inside = definition.slice(definition.indexOf('(') + 1, definition.lastIndexOf(')'));
-  return inside === '' ? [] : inside.split(',').map((column) => column.trim().replaceAll('"', ''));
-}
 
 test('the reports indexes are widened over kept rows, which read as before, and narrowed again by down', async () => {
   const database = await migratableDatabase();
@@ -83,7 +71,7 @@ test('the reports indexes are widened over kept rows, which read as before, and 
     const itemColumns = onPostgres
       ? []
       : ['last_entry_on', 'last_sequence', 'amount', 'currency', 'kind', 'due_date', 'item_id'];
-    assert.deepEqual(await columnsOf(db, 'ledger_open_items_account_span_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_open_items_account_span_idx'), [
       'account_id',
       'span_class',
       'opened_on',
@@ -91,7 +79,7 @@ test('the reports indexes are widened over kept rows, which read as before, and 
       ...(onPostgres ? [] : ['client_id']),
       ...itemColumns,
     ]);
-    assert.deepEqual(await columnsOf(db, 'ledger_open_items_account_client_span_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_open_items_account_client_span_idx'), [
       'account_id',
       'client_id',
       'span_class',
@@ -99,7 +87,7 @@ test('the reports indexes are widened over kept rows, which read as before, and 
       'closed_on',
       ...itemColumns,
     ]);
-    assert.deepEqual(await columnsOf(db, 'ledger_invoice_figures_account_job_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_invoice_figures_account_job_idx'), [
       'account_id',
       'job_id',
       'currency',
@@ -113,7 +101,7 @@ test('the reports indexes are widened over kept rows, which read as before, and 
       'lines_without_cost',
       'entry_count',
     ]);
-    assert.deepEqual(await columnsOf(db, 'ledger_invoice_figures_account_sequence_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_invoice_figures_account_sequence_idx'), [
       'account_id',
       'last_sequence',
       'invoice_id',
@@ -139,25 +127,25 @@ test('the reports indexes are widened over kept rows, which read as before, and 
     assert.deepEqual(moved, [{ invoice_id: INVOICES[1], job_id: JOB }]);
 
     await database.migrateTo(database.before(MIGRATION));
-    assert.deepEqual(await columnsOf(db, 'ledger_open_items_account_span_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_open_items_account_span_idx'), [
       'account_id',
       'span_class',
       'opened_on',
       'closed_on',
     ]);
-    assert.deepEqual(await columnsOf(db, 'ledger_open_items_account_client_span_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_open_items_account_client_span_idx'), [
       'account_id',
       'client_id',
       'span_class',
       'opened_on',
       'closed_on',
     ]);
-    assert.deepEqual(await columnsOf(db, 'ledger_invoice_figures_account_job_idx'), [
+    assert.deepEqual(await indexColumns(db, 'ledger_invoice_figures_account_job_idx'), [
       'account_id',
       'job_id',
       'issue_date',
     ]);
-    assert.deepEqual(await columnsOf(db, 'ledger_invoice_figures_account_sequence_idx'), []);
+    assert.deepEqual(await indexColumns(db, 'ledger_invoice_figures_account_sequence_idx'), []);
     const kept = await sql<{ count: number }>`select count(*) as count from ledger_open_items`.execute(db);
     assert.equal(Number(kept.rows[0]!.count), 2);
   } finally {

@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database, type Db } from '../../src/db/database.js';
 import { MIGRATIONS } from '../../src/db/migrate.js';
 import { temporaryDirectory } from './context.js';
-import { createTestDatabase } from './database.js';
+import { createTestDatabase, onPostgres } from './database.js';
 
 export interface MigratableDatabase {
   /** The test's own folder (the SQLite file and the outbox live there); removed by close(). */
@@ -161,4 +161,19 @@ export async function sentInvoiceAtLatest(database: MigratableDatabase, accountN
   });
   await sendDocument(ctx, SENDABLE_INVOICE, invoice.id, undefined);
   return { account, invoice, read: (at = new Date()) => getInvoice(ctx, invoice.id, at) };
+}
+
+/**
+ * An index's key columns, in order: SQLite's from `pragma_index_info`, PostgreSQL's from its definition (the
+ * first parenthesis, so a partial index's `WHERE` is not read as columns); none when there is no such index.
+ */
+export async function indexColumns(db: Kysely<any>, index: string): Promise<string[]> {
+  if (!onPostgres) {
+    const rows = await sql<{ name: string }>`select name from pragma_index_info(${index}) order by seqno`.execute(db);
+    return rows.rows.map((row) => row.name);
+  }
+  const rows = await sql<{ indexdef: string }>`select indexdef from pg_indexes where indexname = ${index}`.execute(db);
+  const definition = rows.rows[0]?.indexdef ?? '';
+  const inside = definition.slice(definition.indexOf('(') + 1, definition.indexOf(')'));
+  return inside === '' ? [] : inside.split(',').map((column) => column.trim().replaceAll('"', ''));
 }
