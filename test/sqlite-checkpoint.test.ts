@@ -59,3 +59,32 @@ test('a stream of commits keeps the write-ahead log small and the database file 
   assert.equal(fs.existsSync(`${file}-wal`), false);
   fs.rmSync(directory, { recursive: true, force: true });
 });
+
+test('the checkpoint thread keeps one connection per database file between checkpoints, closed with the database (SQLite)', {
+  skip: onPostgres,
+}, async () => {
+  // The thread's function called here, in this thread: what it keeps is this module's.
+  const { default: checkpoint, keptConnections } = await import('../src/db/sqlite/sqlite-checkpoint-worker.js');
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-checkpoint-'));
+  const files = ['one.sqlite', 'two.sqlite'].map((name) => path.join(directory, name));
+  const writers = files.map((file) => {
+    const writer = new SqliteDatabase(file);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec('create table notes (id integer primary key, body text not null)');
+    return writer;
+  });
+  const before = keptConnections();
+  for (let commit = 0; commit < 3; commit += 1)
+    for (const [index, writer] of writers.entries()) {
+      writer.prepare('insert into notes (body) values (?)').run(`note ${commit}`);
+      const result = checkpoint(files[index]!)!;
+      assert.equal(result.checkpointed, result.log, 'the whole log was copied');
+    }
+  assert.equal(keptConnections() - before, 2, 'one connection per file, however many checkpoints');
+  for (const file of files) checkpoint({ file, close: true });
+  assert.equal(keptConnections(), before, 'closed with the database');
+  for (const writer of writers) writer.close();
+  for (const file of files) assert.equal(fs.existsSync(`${file}-wal`), false, 'the last close removed the log');
+  fs.rmSync(directory, { recursive: true, force: true });
+});

@@ -2,7 +2,8 @@
 // database file from time to time (a checkpoint, syncing both files); by default it does so inside the COMMIT
 // that takes the log past 1,000 pages, on the event loop: 37–81 ms stalls under a stream of writes
 // (bench/README.md, "Repeating visits"). The writer's automatic checkpoint is off (wal_autocheckpoint=0) and
-// one thread per process runs a PASSIVE checkpoint, on a connection of its own, shortly after commits. Should
+// one thread per process runs a PASSIVE checkpoint, on a connection of its own (kept until the database closes),
+// shortly after commits. Should
 // that thread fail, the writer's automatic checkpoint is turned back on: the log never grows without bound.
 import { Piscina } from 'piscina';
 
@@ -19,7 +20,7 @@ const WORKER = new URL(
 /** The process's checkpoint thread, for every database it opened: started when needed, idle threads unref'd. */
 let pool: Piscina | undefined;
 
-function checkpointIn(file: string): Promise<unknown> {
+function checkpointIn(file: string | { file: string; close: true }): Promise<unknown> {
   pool ??= new Piscina({ filename: WORKER, minThreads: 0, maxThreads: 1, idleTimeout: 30_000 });
   return pool.run(file);
 }
@@ -33,6 +34,8 @@ export class Checkpointer {
   private closed = false;
   /** Checkpoints failed in a row (a moment's lock by a backup, say): at MAX_FAILURES the thread is given up. */
   private failures = 0;
+  /** Whether a checkpoint ran: the thread may then keep a connection to the file, closed with the database. */
+  private used = false;
 
   constructor(
     private readonly file: string,
@@ -51,6 +54,7 @@ export class Checkpointer {
   private run(): void {
     this.timer = undefined;
     this.dirty = false;
+    this.used = true;
     this.running = checkpointIn(this.file)
       .then(
         () => {
@@ -70,11 +74,15 @@ export class Checkpointer {
       });
   }
 
-  /** No more checkpoints; waits for the running one (closing the database checkpoints what is left). */
+  /**
+   * No more checkpoints; waits for the running one and closes the thread's connection to the file, so that the
+   * database's own last close checkpoints what is left and removes the log.
+   */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    if (this.used) await checkpointIn({ file: this.file, close: true }).catch(() => {});
   }
 }
