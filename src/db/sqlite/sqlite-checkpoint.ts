@@ -3,8 +3,8 @@
 // that takes the log past 1,000 pages, on the event loop: 37–81 ms stalls under a stream of writes
 // (bench/README.md, "Repeating visits"). The writer's automatic checkpoint is off (wal_autocheckpoint=0) and
 // one thread per process runs a PASSIVE checkpoint, on a connection of its own (kept until the database closes),
-// shortly after commits. Should
-// that thread fail, the writer's automatic checkpoint is turned back on: the log never grows without bound.
+// shortly after commits. Should that thread fail, the writer's automatic checkpoint is turned back on: the log
+// never grows without bound.
 import { Piscina } from 'piscina';
 
 /** How soon after a commit the log is checkpointed: commits in between share one checkpoint. */
