@@ -254,13 +254,10 @@ export async function materializedKeys(db: Executor, scheduleId: string, keys: s
 }
 
 /**
- * Which of the occurrences `keys` of the schedules `scheduleIds` have a visit, as `schedule_id|key`: one range of
- * the unique (schedule_id, occurrence_key) per schedule, from the least key to the greatest (keys are local
+ * Which of the occurrences `keys` of the schedules `scheduleIds` (or of the schedules naming any of `members`: one
+ * statement, their ids a subquery, whatever their number) have a visit, as `schedule_id|key`: one range of the
+ * unique (schedule_id, occurrence_key) per schedule, from the least key to the greatest (keys are local
  * date-times, so they sort as text).
- */
-/**
- * Which of `keys` (occurrence keys) have a visit made by one of the schedules: `scheduleIds`, or the schedules
- * naming any of `members` (one statement, whatever their number: no list of their ids is sent).
  */
 export async function materializedAmong(
   db: Executor,
