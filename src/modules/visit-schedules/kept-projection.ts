@@ -146,27 +146,21 @@ export async function projectedCommitments(
   const schedules = reads.schedules;
   if (schedules.length === 0) return [];
   if (reads.exdates === undefined) {
-    reads.exdates = await repository.exdatesOf(
-      ctx.db,
-      ctx.accountId,
-      schedules.map((row) => row.id),
-    );
+    reads.exdates = await repository.exdatesOf(ctx.db, ctx.accountId, { members: memberIds });
     await readTurn();
   }
   const exdates = reads.exdates;
   const inTurns = !ctx.db.isTransaction;
-  // The candidates as two arrays side by side (a row and an occurrence at each index), with the schedules they
-  // come from and their keys: no object per candidate, and no list made again from the candidates to read them.
+  // The candidates as two arrays side by side (a row and an occurrence at each index), with their keys: no object
+  // per candidate, and no list made again from the candidates to read them.
   const rows: repository.KeptScheduleRow[] = [];
   const occurrencesFound: Occurrence[] = [];
   const keys: string[] = [];
-  const ids: string[] = [];
   for (let index = 0; index < schedules.length; index++) {
     if (inTurns && index % TURN === TURN - 1) await yieldTurn();
     const row = schedules[index] as repository.KeptScheduleRow;
     const copy = keptOf(row);
     const skipped = exdates.get(row.id) ?? [];
-    const before = rows.length;
     const last = Math.floor((window.to - 1) / BLOCK);
     for (let block = Math.floor((window.from - lookbackOf(row)) / BLOCK); block <= last; block++) {
       let occurrences = copy.blocks.get(block);
@@ -182,11 +176,10 @@ export async function projectedCommitments(
           keys.push(occurrence.key);
         }
     }
-    if (rows.length > before) ids.push(row.id);
   }
   if (rows.length === 0) return [];
   await readTurn();
-  const made = await repository.materializedAmong(ctx.db, ids, keys);
+  const made = await repository.materializedAmong(ctx.db, { accountId: ctx.accountId, members: memberIds }, keys);
   const commitments: ProjectedCommitment[] = [];
   // Each schedule's template is read once a query, however many of its occurrences the window holds.
   reads.assignees ??= new Map<string, string[]>();

@@ -9,7 +9,6 @@ import {
   listPlan,
   lockedIf,
   type PageRequest,
-  readValues,
   runList,
   type SortFields,
   timeBoundConditions,
@@ -139,14 +138,18 @@ export async function openSchedulesAfter(
 // --- exdates and template members ---
 
 /** Each schedule's skipped occurrence keys, in order; a schedule with none has no entry (callers read `?? []`). */
-export async function exdatesOf(db: Executor, accountId: string, ids: string[]): Promise<Map<string, string[]>> {
+export async function exdatesOf(
+  db: Executor,
+  accountId: string,
+  ids: string[] | { members: string[] },
+): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
-  if (ids.length === 0) return found;
+  if (Array.isArray(ids) ? ids.length === 0 : ids.members.length === 0) return found;
   const rows = await db
     .selectFrom('visit_schedule_exdates')
     .select(['schedule_id', 'occurrence_key'])
     .where('account_id', '=', accountId)
-    .where('schedule_id', 'in', ids)
+    .where('schedule_id', 'in', Array.isArray(ids) ? ids : schedulesOfMembersQuery(db, accountId, ids.members))
     .orderBy('occurrence_key')
     .execute();
   for (const row of rows) {
@@ -251,31 +254,48 @@ export async function materializedKeys(db: Executor, scheduleId: string, keys: s
 }
 
 /**
- * Which of the occurrences `keys` of the schedules `scheduleIds` have a visit, as `schedule_id|key`: one range of
- * the unique (schedule_id, occurrence_key) per schedule, from the least key to the greatest (keys are local
+ * Which of the occurrences `keys` of the schedules `scheduleIds` (or of the schedules naming any of `members`: one
+ * statement, their ids a subquery, whatever their number) have a visit, as `schedule_id|key`: one range of the
+ * unique (schedule_id, occurrence_key) per schedule, from the least key to the greatest (keys are local
  * date-times, so they sort as text).
  */
-export async function materializedAmong(db: Executor, scheduleIds: string[], keys: string[]): Promise<Set<string>> {
+export async function materializedAmong(
+  db: Executor,
+  scheduleIds: string[] | { accountId: string; members: string[] },
+  keys: string[],
+): Promise<Set<string>> {
   const found = new Set<string>();
-  if (scheduleIds.length === 0 || keys.length === 0) return found;
+  if ((Array.isArray(scheduleIds) ? scheduleIds : scheduleIds.members).length === 0 || keys.length === 0) return found;
   let [least, greatest] = [keys[0] as string, keys[0] as string];
   for (const key of keys) {
     if (key < least) least = key;
     if (key > greatest) greatest = key;
   }
   // 500 schedules a statement, the statements sent together (on PostgreSQL, one round trip).
-  const chunks: string[][] = [];
-  for (let at = 0; at < scheduleIds.length; at += 500) chunks.push(scheduleIds.slice(at, at + 500));
+  const chunks: (string[] | { accountId: string; members: string[] })[] = [];
+  if (!Array.isArray(scheduleIds)) chunks.push(scheduleIds);
+  else for (let at = 0; at < scheduleIds.length; at += 500) chunks.push(scheduleIds.slice(at, at + 500));
   const reads = await Promise.all(chunks.map((chunk) => materializedAmongQuery(db, chunk, least, greatest).execute()));
   for (const rows of reads) for (const row of rows) found.add(`${row.schedule_id}|${row.occurrence_key}`);
   return found;
 }
 
-export function materializedAmongQuery(db: Executor, scheduleIds: string[], least: string, greatest: string) {
+export function materializedAmongQuery(
+  db: Executor,
+  scheduleIds: string[] | { accountId: string; members: string[] },
+  least: string,
+  greatest: string,
+) {
   return db
     .selectFrom('visits')
     .select(['schedule_id', 'occurrence_key'])
-    .where('schedule_id', 'in', scheduleIds)
+    .where(
+      'schedule_id',
+      'in',
+      Array.isArray(scheduleIds)
+        ? scheduleIds
+        : schedulesOfMembersQuery(db, scheduleIds.accountId, scheduleIds.members),
+    )
     .where('occurrence_key', '>=', least)
     .where('occurrence_key', '<=', greatest);
 }
@@ -330,25 +350,27 @@ const KEPT_COLUMNS = [
 ] as const;
 export type KeptScheduleRow = Pick<VisitScheduleRow, (typeof KEPT_COLUMNS)[number]> & { property_id: string | null };
 
-/** The open schedules naming any of `members` (as `schedulesToProject` finds them), with those columns only. */
+/**
+ * The open schedules naming any of `members` (at most 1,000, as `schedulesToProject` takes them), with those
+ * columns only: one statement, the members' schedule ids a subquery (no list of a thousand ids compiled and sent).
+ */
 export async function schedulesToKeep(db: Executor, accountId: string, members: string[]): Promise<KeptScheduleRow[]> {
-  const ids = (await readValues(db, schedulesOfMembersQuery(db, accountId, members))).map(
-    (values) => values[0] as string,
-  );
-  if (ids.length === 0) return [];
-  return (await keptSchedulesQuery(db, accountId, ids.slice(0, 1000)).execute()) as KeptScheduleRow[];
+  if (members.length === 0) return [];
+  return (await keptSchedulesQuery(db, accountId, members).execute()) as KeptScheduleRow[];
 }
 
-/** The open schedules among `ids`, each read by its key with its job's property. */
-export function keptSchedulesQuery(db: Executor, accountId: string, ids: string[]) {
+/**
+ * The open schedules naming any of `members`, each read by its key with its job's property. The account is the
+ * subquery's condition only: on the schedules' side it would let SQLite walk the account's schedules instead.
+ */
+export function keptSchedulesQuery(db: Executor, accountId: string, members: string[]) {
   return db
     .selectFrom('visit_schedules')
     .innerJoin('jobs', 'jobs.id', 'visit_schedules.job_id')
     .select(KEPT_COLUMNS.map((column) => `visit_schedules.${column}` as const))
     .select('jobs.property_id as property_id')
-    .where('visit_schedules.account_id', '=', accountId)
     .where('visit_schedules.status', '<>', 'ended')
-    .where('visit_schedules.id', 'in', ids)
+    .where('visit_schedules.id', 'in', schedulesOfMembersQuery(db, accountId, members))
     .limit(1000);
 }
 
