@@ -20,6 +20,7 @@ import {
   type Dispatch,
   type ImportRow,
   keepHolders,
+  plainCreate,
   type RowEnvironment,
   type RowResult,
 } from './import-rows.js';
@@ -123,6 +124,10 @@ async function environmentOf(
     accountCurrency,
     customSchema,
     dispatch: (request) => runAsOperation(operationScope(run, 'run', db), () => run.dispatch(request)),
+    createMany:
+      run.dispatch.createMany === undefined
+        ? undefined
+        : (bodies) => runAsOperation(operationScope(run, 'run', db), () => run.dispatch.createMany!(spec.path, bodies)),
     read,
     holders: await holdersOf(run, db, columns, rows),
   };
@@ -186,6 +191,60 @@ async function attempt(
     keepHolders(environment, error.result);
     return error.result;
   }
+}
+
+/** The most rows made together by one `createMany`. */
+const CREATES_AT_ONCE = 100;
+
+/**
+ * `items` in order, as `attempt` runs each (`known`: rows already failed, answered as they are and not run). Run
+ * without savepoints, consecutive rows that only create (`plainCreate`) are made together (`createMany`) before the
+ * next row of another sort, or of an external id among them, runs: the same outcomes, their writes by statements of
+ * many rows. A refusal among them is a failed row: NeedsSavepoints, and the transaction runs again a row at a time.
+ */
+async function attemptAll(
+  db: Context['db'],
+  items: readonly ImportRow[],
+  environment: RowEnvironment,
+  guarded: boolean,
+  known: ReadonlyMap<number, RowResult> = new Map(),
+): Promise<RowResult[]> {
+  const results: RowResult[] = [];
+  let pending: { index: number; line: number; body: Record<string, unknown>; externalId: string | null }[] = [];
+  const named = new Set<string>();
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const ids = await environment.createMany!(pending.map(({ body }) => body));
+    if (ids === undefined) throw new NeedsSavepoints();
+    for (const [at, { index, line, externalId }] of pending.entries()) {
+      const result: RowResult = { ...EMPTY_RESULT, line, outcome: 'created', objectId: ids[at] ?? null, externalId };
+      results[index] = result;
+      keepHolders(environment, result);
+    }
+    pending = [];
+    named.clear();
+  };
+  for (const item of items) {
+    const failed = known.get(item.line);
+    if (failed) {
+      results.push(failed);
+      continue;
+    }
+    const body = guarded ? undefined : plainCreate(item, environment);
+    const externalId = typeof body?.external_id === 'string' ? body.external_id : null;
+    if (externalId !== null && named.has(externalId)) await flush();
+    if (body === undefined) {
+      await flush();
+      results.push(await attempt(db, item, environment, guarded));
+      continue;
+    }
+    pending.push({ index: results.length, line: item.line, body, externalId });
+    results.push(EMPTY_RESULT);
+    if (externalId !== null) named.add(externalId);
+    if (pending.length === CREATES_AT_ONCE) await flush();
+  }
+  await flush();
+  return results;
 }
 
 /** `run(guarded)` in a transaction of its own, again with savepoints if a row failed without them. */
@@ -385,8 +444,8 @@ async function checkRows(
       await oneLargeWriteAtATime(run.runtime.db, () =>
         inTransaction(run.runtime, async (tx) => {
           const environment = await environmentOf(run, tx.db, columns, [...replay, ...chunk]);
-          for (const item of replay) await attempt(tx.db, item, environment, guarded);
-          for (const item of chunk) results.push(await attempt(tx.db, item, environment, guarded));
+          const all = await attemptAll(tx.db, [...replay, ...chunk], environment, guarded);
+          results = all.slice(replay.length);
           throw new Rollback();
         }),
       );
@@ -552,18 +611,8 @@ async function commitBatch(run: Run, batch: ImportRow[], columns: [string, strin
     await oneLargeWriteAtATime(runtime.db, () =>
       inTransaction(runtime, async (tx) => {
         const environment = await environmentOf(run, tx.db, columns, batch);
-        const results: RowResult[] = [];
-        const fresh: RowResult[] = [];
-        for (const item of batch) {
-          const known = failed.get(item.line);
-          if (known) {
-            results.push(known);
-            continue;
-          }
-          const result = await attempt(tx.db, item, environment, guarded);
-          if (result.outcome === 'failed') fresh.push(result);
-          results.push(result);
-        }
+        const results = await attemptAll(tx.db, batch, environment, guarded, failed);
+        const fresh = results.filter((result) => result.outcome === 'failed' && !failed.has(result.line));
         if (fresh.length > 0) throw new BatchFailed(fresh);
         const records = new Map(batch.map((item) => [item.line, item.records]));
         await repository.insertReportRows(
