@@ -197,16 +197,18 @@ async function attempt(
 const CREATES_AT_ONCE = 100;
 
 /**
- * `items` in order, as `attempt` runs each (`known`: rows already failed, answered as they are and not run). Run
- * without savepoints, consecutive rows that only create (`plainCreate`) are made together (`createMany`) before the
- * next row of another sort, or of an external id among them, runs: the same outcomes, their writes by statements of
- * many rows. A refusal among them is a failed row: NeedsSavepoints, and the transaction runs again a row at a time.
+ * `items` in order, as `attempt` runs each (`known`: rows already failed, answered as they are and not run). In a
+ * transaction's first run (`together`), consecutive rows that only create (`plainCreate`) are made together
+ * (`createMany`) before the next row of another sort, or of an external id among them, runs: the same outcomes,
+ * their writes by statements of many rows. A refusal among them is a failed row: NeedsSavepoints, and the
+ * transaction runs again a row at a time (with a savepoint each where the engine needs one).
  */
 async function attemptAll(
   db: Context['db'],
   items: readonly ImportRow[],
   environment: RowEnvironment,
   guarded: boolean,
+  together: boolean,
   known: ReadonlyMap<number, RowResult> = new Map(),
 ): Promise<RowResult[]> {
   const results: RowResult[] = [];
@@ -230,7 +232,7 @@ async function attemptAll(
       results.push(failed);
       continue;
     }
-    const body = guarded ? undefined : plainCreate(item, environment);
+    const body = together ? plainCreate(item, environment) : undefined;
     const externalId = typeof body?.external_id === 'string' ? body.external_id : null;
     if (externalId !== null && named.has(externalId)) await flush();
     if (body === undefined) {
@@ -247,13 +249,19 @@ async function attemptAll(
   return results;
 }
 
-/** `run(guarded)` in a transaction of its own, again with savepoints if a row failed without them. */
-async function withSavepointsIfNeeded<T>(db: Context['db'], run: (guarded: boolean) => Promise<T>): Promise<T> {
+/**
+ * `run(guarded, together)` in a transaction of its own, its creates made together (`attemptAll`); again a row at a
+ * time, with savepoints, if a row failed without them or among creates made together.
+ */
+async function withSavepointsIfNeeded<T>(
+  db: Context['db'],
+  run: (guarded: boolean, together: boolean) => Promise<T>,
+): Promise<T> {
   try {
-    return await run(savepointsFor(db, false));
+    return await run(savepointsFor(db, false), true);
   } catch (error) {
     if (!(error instanceof NeedsSavepoints)) throw error;
-    return run(savepointsFor(db, true));
+    return run(savepointsFor(db, true), false);
   }
 }
 
@@ -438,13 +446,13 @@ async function checkRows(
   columns: [string, string][],
 ): Promise<RowResult[]> {
   let results: RowResult[] = [];
-  await withSavepointsIfNeeded(run.runtime.db, async (guarded) => {
+  await withSavepointsIfNeeded(run.runtime.db, async (guarded, together) => {
     results = [];
     try {
       await oneLargeWriteAtATime(run.runtime.db, () =>
         inTransaction(run.runtime, async (tx) => {
           const environment = await environmentOf(run, tx.db, columns, [...replay, ...chunk]);
-          const all = await attemptAll(tx.db, [...replay, ...chunk], environment, guarded);
+          const all = await attemptAll(tx.db, [...replay, ...chunk], environment, guarded, together);
           results = all.slice(replay.length);
           throw new Rollback();
         }),
@@ -598,7 +606,7 @@ async function commitBatch(run: Run, batch: ImportRow[], columns: [string, strin
   const failed = new Map<number, RowResult>();
   for (;;) {
     try {
-      await withSavepointsIfNeeded(runtime.db, (guarded) => commitOnce(guarded));
+      await withSavepointsIfNeeded(runtime.db, (guarded, together) => commitOnce(guarded, together));
       return undefined;
     } catch (error) {
       if (!(error instanceof BatchFailed)) throw error;
@@ -607,11 +615,11 @@ async function commitBatch(run: Run, batch: ImportRow[], columns: [string, strin
     }
   }
 
-  async function commitOnce(guarded: boolean): Promise<void> {
+  async function commitOnce(guarded: boolean, together: boolean): Promise<void> {
     await oneLargeWriteAtATime(runtime.db, () =>
       inTransaction(runtime, async (tx) => {
         const environment = await environmentOf(run, tx.db, columns, batch);
-        const results = await attemptAll(tx.db, batch, environment, guarded, failed);
+        const results = await attemptAll(tx.db, batch, environment, guarded, together, failed);
         const fresh = results.filter((result) => result.outcome === 'failed' && !failed.has(result.line));
         if (fresh.length > 0) throw new BatchFailed(fresh);
         const records = new Map(batch.map((item) => [item.line, item.records]));
