@@ -3,7 +3,19 @@
 // function and by package). The .cpuprofile file is kept for a flame graph (Chrome DevTools, speedscope).
 import fs from 'node:fs';
 import path from 'node:path';
-import { api, clientsCsv, importClients, load, peakRssMb, prepare, startBms, startSeeded, stop, work } from './lib.js';
+import {
+  api,
+  clientsCsv,
+  importClients,
+  load,
+  peakRssMb,
+  prepare,
+  startBms,
+  startPostgresDatabase,
+  startSeeded,
+  stop,
+  work,
+} from './lib.js';
 
 interface ProfileNode {
   id: number;
@@ -83,11 +95,15 @@ function keptProfile(): string {
 const profiling = ['--cpu-prof', `--cpu-prof-dir=${directory}`];
 if (scenario === 'import') {
   // A clients import of PROFILE_IMPORT_ROWS rows (contract §26) into an empty account, from its create to its end.
+  // PROFILE_ENGINE=postgres: on a throwaway PostgreSQL database instead of the SQLite file.
   const rows = Number(process.env.PROFILE_IMPORT_ROWS ?? 5_000);
+  const postgres = process.env.PROFILE_ENGINE === 'postgres' ? await startPostgresDatabase('profile') : null;
+  if (postgres !== null) env.DATABASE_URL = postgres.url;
   const prepared = await prepare(env);
   const server = await startBms(env, profiling);
   const { seconds, validatingSeconds } = await importClients(server.url, prepared.key, clientsCsv(rows));
   await stop(server.process);
+  postgres?.stop();
   const kept = keptProfile();
   console.log(
     `import: ${rows} clients in ${seconds.toFixed(2)} s (${Math.round(rows / seconds)} a second), validating ${validatingSeconds.toFixed(2)} s`,

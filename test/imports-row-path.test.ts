@@ -243,3 +243,97 @@ describe('invoices: the import makes what the same rows POSTed one by one make',
     assert.deepEqual(await eventsOf(imported, 'invoice.created'), await eventsOf(posted, 'invoice.created'));
   });
 });
+
+describe('clients made together: a file whose rows all pass', () => {
+  // Every row passes, so the chunk's new clients are made together (docs/decisions.md, "Imports: a chunk's
+  // creates made together"); the file's second DUP-1 row updates the client its first made.
+  const csv = [
+    'name,email,address.city,address.country,external_id,metadata,tags',
+    'Ada Lovelace,ada@example.com,London,GB,CRM-1,"{""source"":""crm""}",vip|north',
+    'Dup One,dup1@example.com,,,DUP-1,,',
+    'Plain Client,,,,,,',
+    'Dup One,dup1.changed@example.com,,,DUP-1,,',
+    'Grace Hopper,grace@example.com,,,CRM-2,,vip',
+  ].join('\r\n');
+  const bodies = [
+    {
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      address: { city: 'London', country: 'GB' },
+      external_id: 'CRM-1',
+      metadata: { source: 'crm' },
+      tags: ['vip', 'north'],
+    },
+    { name: 'Dup One', email: 'dup1@example.com', external_id: 'DUP-1' },
+    { name: 'Plain Client' },
+    { name: 'Grace Hopper', email: 'grace@example.com', external_id: 'CRM-2', tags: ['vip'] },
+  ];
+
+  test('the same clients, events, change feed entries and webhook deliveries as POSTed one by one', async () => {
+    const keys = [(await context.account('Together Co')).key, (await context.account('One By One Co')).key];
+    const endpoints: string[] = [];
+    for (const key of keys) {
+      const endpoint = await api(key, 'POST', '/v1/webhook-endpoints', {
+        url: 'http://127.0.0.1:9/hooks',
+        enabled_events: ['client.*'],
+      });
+      assert.equal(endpoint.status, 201, endpoint.text);
+      endpoints.push(endpoint.body.data.id);
+    }
+    const made = await api(keys[0] as string, 'POST', '/v1/imports', { kind: 'client' });
+    assert.equal(made.status, 201, made.text);
+    const uploaded = await context.request('PUT', `/v1/imports/${made.body.data.id}/file`, {
+      key: keys[0] as string,
+      rawBody: csv,
+      headers: { 'content-type': 'text/csv' },
+    });
+    assert.equal(uploaded.status, 202, uploaded.text);
+    await context.request('POST', '/test/workers/run', { body: { worker: 'imports' } });
+    const ended = (await api(keys[0] as string, 'GET', `/v1/imports/${made.body.data.id}`)).body.data;
+    assert.equal(ended.status, 'completed', JSON.stringify(ended.error));
+    assert.deepEqual(ended.counts, { created: 4, updated: 1, unchanged: 0, skipped: 0, failed: 0 });
+    for (const body of bodies) assert.equal((await api(keys[1] as string, 'POST', '/v1/clients', body)).status, 201);
+    const dup = (await listed(keys[1] as string, '/v1/clients?external_id=DUP-1'))[0] as { id: string };
+    const changed = await api(keys[1] as string, 'PUT', `/v1/clients/${dup.id}`, { email: 'dup1.changed@example.com' });
+    assert.equal(changed.status, 200, changed.text);
+
+    const [together, oneByOne] = keys as [string, string];
+    const clients = await listed(together, '/v1/clients');
+    assert.equal(clients.length, 4);
+    assert.deepEqual(withoutIds(clients), withoutIds(await listed(oneByOne, '/v1/clients')));
+    assert.deepEqual(
+      clients.map((client: any) => [client.name, client.email, client.tags]),
+      [
+        ['Grace Hopper', 'grace@example.com', ['vip']],
+        ['Plain Client', null, []],
+        ['Dup One', 'dup1.changed@example.com', []],
+        ['Ada Lovelace', 'ada@example.com', ['vip', 'north']],
+      ],
+    );
+    for (const type of ['client.created', 'client.updated'])
+      assert.deepEqual(await eventsOf(together, type), await eventsOf(oneByOne, type));
+    assert.equal((await eventsOf(together, 'client.created')).length, 4);
+    // The feed: each client once, the updated one with the rest.
+    const feed = async (key: string) => {
+      const page = await api(key, 'GET', '/v1/changes?kinds=client&limit=100');
+      assert.equal(page.status, 200, page.text);
+      return (page.body.data as any[]).map((entry) => `${entry.kind} ${entry.data?.name}`).sort();
+    };
+    assert.deepEqual(await feed(together), [
+      'client Ada Lovelace',
+      'client Dup One',
+      'client Grace Hopper',
+      'client Plain Client',
+    ]);
+    assert.deepEqual(await feed(together), await feed(oneByOne));
+    // A delivery queued to the endpoint for each event: four creates and the update.
+    const deliveries = async (key: string, endpoint: string) => {
+      const page = await api(key, 'GET', `/v1/webhook-endpoints/${endpoint}/deliveries?limit=100`);
+      assert.equal(page.status, 200, page.text);
+      return (page.body.data as any[]).map((delivery) => delivery.event_type).sort();
+    };
+    const expected = ['client.created', 'client.created', 'client.created', 'client.created', 'client.updated'];
+    assert.deepEqual(await deliveries(together, endpoints[0] as string), expected);
+    assert.deepEqual(await deliveries(oneByOne, endpoints[1] as string), expected);
+  });
+});

@@ -3,7 +3,7 @@
 // import of anything else from outside db/.
 export { latestPerParent, lockedIf, lockRows, timeBoundConditions, type TimeBounds } from './account-rows.js';
 export { openDatabase, type Database, type Db, type Executor } from './database.js';
-export { deferredWrite, type DeferredWrite } from './deferred-write.js';
+export { deferredWrite, type DeferredWrite, type DeferredWriteCall } from './deferred-write.js';
 export {
   claimLock,
   failureEndsTransaction,

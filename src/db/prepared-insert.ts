@@ -6,20 +6,19 @@ import type { CompiledQuery } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import type { Tables } from './types.js';
 
-/** The most rows an INSERT is kept compiled for; a larger one (rare) is compiled each time. */
+/** The most rows an INSERT is kept compiled for; more rows are written by several such statements. */
 const MAX_KEPT_ROWS = 64;
 
 /**
  * An INSERT into `table` of rows of exactly `columns`, each a parameter, compiled at its first use on each engine
- * for each number of rows up to MAX_KEPT_ROWS. No rows: nothing runs.
+ * for each number of rows up to MAX_KEPT_ROWS (more rows: one statement per MAX_KEPT_ROWS). No rows: nothing runs.
  */
 export function preparedInsertRows<Table extends keyof Tables & string, Row extends object>(
   table: Table,
   columns: readonly (keyof Row & string)[],
 ) {
   const compiled = new Map<string, CompiledQuery>();
-  return async (db: Executor, rows: readonly Row[]): Promise<void> => {
-    if (rows.length === 0) return;
+  const insert = async (db: Executor, rows: readonly Row[]): Promise<void> => {
     const values: unknown[] = [];
     for (const row of rows) for (const column of columns) values.push(row[column]);
     const name = `${dialectOf(db)}/${rows.length}`;
@@ -33,9 +32,14 @@ export function preparedInsertRows<Table extends keyof Tables & string, Row exte
         .compile();
       if (query.parameters.length !== values.length)
         throw new Error(`preparedInsertRows(${table}): every column must be one parameter`);
-      if (rows.length <= MAX_KEPT_ROWS) compiled.set(name, query);
+      compiled.set(name, query);
     }
     await db.executeQuery({ ...query, parameters: values });
+  };
+  // More rows than are kept compiled: statements of MAX_KEPT_ROWS rows each, then the rest.
+  return async (db: Executor, rows: readonly Row[]): Promise<void> => {
+    for (let from = 0; from < rows.length; from += MAX_KEPT_ROWS)
+      await insert(db, from === 0 && rows.length <= MAX_KEPT_ROWS ? rows : rows.slice(from, from + MAX_KEPT_ROWS));
   };
 }
 

@@ -41,10 +41,51 @@ function schemaRefusal(validator: Validator, part: 'body' | 'params'): Error {
 }
 
 /**
- * Requests to `app` as `appDispatch` makes them, a row's create or update taking its route's direct handler: what
- * the imports worker writes rows with.
+ * Several creates on one route at once (`POST path` with each body), written together by its `directMany`: their
+ * objects' ids in the bodies' order; undefined when the route has none, when any body is refused (its scope, its
+ * JSON, its schema, the service's checks) or on any fault, for the caller to make them one by one and learn which
+ * (a refusal may have ended the transaction: the caller runs it again). Only in an import's `run` pass.
  */
-export function directDispatch(app: FastifyInstance): SelfDispatch {
+export type CreateMany = (path: string, bodies: readonly unknown[]) => Promise<string[] | undefined>;
+
+/**
+ * Requests to `app` as `appDispatch` makes them, a row's create or update taking its route's direct handler, and
+ * `createMany`: what the imports worker writes rows with.
+ */
+export function directDispatch(app: FastifyInstance): SelfDispatch & { createMany: CreateMany } {
+  return Object.assign(dispatchOne(app), { createMany: createManyOf(app) });
+}
+
+function createManyOf(app: FastifyInstance): CreateMany {
+  return async (path, given) => {
+    const operation = currentOperation();
+    const direct = operation?.pass === 'run' ? app.routeTable.directRoute('POST', path) : undefined;
+    const caller = operation?.auth;
+    const handler = direct?.route.config?.directMany;
+    if (!direct || caller === undefined || handler === undefined) return undefined;
+    const { route } = direct;
+    const config = route.config ?? {};
+    const schema = route.schema ?? {};
+    if (config.scope !== undefined && !caller.scopes.has(config.scope)) return undefined;
+    try {
+      const bodies: unknown[] = [];
+      for (const one of given) {
+        const body = parseJsonBody(JSON.stringify(one), Boolean(schema.body));
+        if (schema.body && !validatorOf(route, 'body', schema.body as object)(body)) return undefined;
+        bodies.push(body);
+      }
+      const made = await handler(operationContext(app, caller, operation as OperationScope), {
+        bodies,
+        scopes: caller.scopes,
+      });
+      return made.map((object) => object.id);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+function dispatchOne(app: FastifyInstance): SelfDispatch {
   const injected = appDispatch(app);
   return (request) => {
     const operation = currentOperation();

@@ -19,6 +19,15 @@ export type DirectHandler = (
   input: { params: Record<string, string>; body: unknown; scopes: ReadonlySet<string> },
 ) => Promise<unknown>;
 
+/** What a route's `directMany` takes: the bodies of several creates, and the caller's scopes. */
+export interface DirectManyInput {
+  bodies: readonly unknown[];
+  scopes: ReadonlySet<string>;
+}
+
+/** Several creates' own code at once (`directMany`), answering their objects in the bodies' order. */
+export type DirectManyHandler = (ctx: Context, input: DirectManyInput) => Promise<readonly { id: string }[]>;
+
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
@@ -80,5 +89,10 @@ declare module 'fastify' {
      * its handler runs once the body is checked, answering the object (`201` for a POST, else `200`).
      */
     direct?: DirectHandler;
+    /**
+     * Several creates written together (a resource whose service has `createMany`): an import's chunk of new
+     * objects, each body checked as `direct` checks it first (http/direct-route.ts, `createMany`).
+     */
+    directMany?: DirectManyHandler;
   }
 }

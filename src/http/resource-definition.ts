@@ -106,6 +106,11 @@ export interface ResourceDefinition<Row, Item, Create extends TSchema, Update ex
     present(row: Row, now: Date): Item;
     /** Absent for a resource whose create is not a JSON body (an attachment's upload): no POST is declared. */
     create?(ctx: Context, body: Static<Create>): Promise<Item & { id: string }>;
+    /**
+     * Several creates in the caller's transaction, each as `create` makes it, written together (an import's chunk
+     * of new objects: http/direct-route.ts); any refusal refuses them all.
+     */
+    createMany?(ctx: Context, bodies: readonly Static<Create>[]): Promise<(Item & { id: string })[]>;
     get(ctx: Context, id: string, now: Date): Promise<Item>;
     update(ctx: Context, id: string, body: Static<Update>, precondition?: Precondition): Promise<Item>;
     delete?(ctx: Context, id: string, precondition?: Precondition): Promise<{ id: string; deleted: true }>;

@@ -28,6 +28,7 @@ import {
   schemaRef,
 } from './schemas.js';
 import { tagRoutes } from './tag-routes.js';
+import type { DirectManyInput } from './fastify-types.js';
 
 export function resourceRoutes<Row, Item, Create extends TSchema, Update extends TSchema, Query extends TSchema>(
   definition: ResourceDefinition<Row, Item, Create, Update, Query>,
@@ -106,13 +107,18 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
     );
 
     const create = service.create;
-    /** The create's own code after the checks (the handler's, and the direct path's: http/direct-route.ts). */
-    const createItem = (ctx: Context, body: Static<Create>, scopes: ReadonlySet<string>) => {
+    /** A body's link scopes, which the create checks first. */
+    const checkLinkScopes = (body: Static<Create>, scopes: ReadonlySet<string>) => {
       for (const [field, scope] of Object.entries(definition.linkScopes ?? {}))
         if ((body as Record<string, unknown>)[field] !== undefined && !scopes.has(scope))
           throw insufficientScope(scope);
+    };
+    /** The create's own code after the checks (the handler's, and the direct path's: http/direct-route.ts). */
+    const createItem = (ctx: Context, body: Static<Create>, scopes: ReadonlySet<string>) => {
+      checkLinkScopes(body, scopes);
       return (create as NonNullable<typeof create>)(ctx, body);
     };
+    const createMany = service.createMany;
     if (create)
       app.post(
         path,
@@ -122,6 +128,14 @@ export function resourceRoutes<Row, Item, Create extends TSchema, Update extends
             ...fieldChecksOf(definition, 'create'),
             ...(definition.linkScopes ? { linkScopes: definition.linkScopes } : {}),
             direct: (ctx, { body, scopes: held }) => createItem(ctx, body as Static<Create>, held),
+            ...(createMany
+              ? {
+                  directMany: (ctx: Context, { bodies, scopes: held }: DirectManyInput) => {
+                    for (const body of bodies) checkLinkScopes(body as Static<Create>, held);
+                    return createMany(ctx, bodies as Static<Create>[]);
+                  },
+                }
+              : {}),
           },
           schema: {
             tags,

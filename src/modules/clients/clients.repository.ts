@@ -16,6 +16,7 @@ import {
   type PageRequest,
   prepared,
   preparedInsert,
+  preparedInsertRows,
   runList,
   type SortFields,
   sortKeyOf,
@@ -103,6 +104,12 @@ const insertClientRow: (db: Executor, row: ClientRow) => Promise<void> = prepare
   'clients',
   COLUMNS,
 );
+
+/** Several new clients' rows, every column (db/prepared-insert.ts). */
+export const insertClients: (db: Executor, rows: readonly ClientRow[]) => Promise<void> = preparedInsertRows<
+  'clients',
+  ClientRow
+>('clients', COLUMNS);
 
 /**
  * Every column of a new client, compiled once (db/prepared-insert.ts); custom_fields `{}` unless given. Its tags

@@ -23,6 +23,7 @@ export const clientRoutes = (dependents: service.ClientDependents) =>
       list: service.listClients,
       present: service.presentClient,
       create: service.createClient,
+      createMany: service.createClients,
       get: service.getClient,
       update: service.updateClient,
       delete: (ctx, id, precondition) => service.deleteClient(ctx, id, precondition, dependents),

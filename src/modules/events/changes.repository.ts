@@ -52,6 +52,45 @@ export async function noteChange(db: Executor, accountId: string, type: string, 
 }
 
 /**
+ * The marks `noteChange` makes for each of `events`, in their order (an object's last mark wins), by one statement
+ * per MARKS_A_STATEMENT objects.
+ */
+export async function noteChanges(
+  db: Executor,
+  events: readonly { account_id: string; type: string; resource_id: string; created_at: string }[],
+): Promise<void> {
+  const marks = new Map<string, ChangesTable>();
+  for (const event of events) {
+    const kind = event.type.slice(0, event.type.indexOf('.'));
+    if (NOT_LISTED.has(kind)) continue;
+    const key = `${event.account_id}/${kind}/${event.resource_id}`;
+    marks.delete(key);
+    marks.set(key, {
+      account_id: event.account_id,
+      kind,
+      object_id: event.resource_id,
+      position: null,
+      deleted: event.type.endsWith('.deleted') ? 1 : 0,
+      changed_at: event.created_at,
+    });
+  }
+  const rows = [...marks.values()];
+  for (let from = 0; from < rows.length; from += MARKS_A_STATEMENT)
+    await db
+      .insertInto('changes')
+      .values(rows.slice(from, from + MARKS_A_STATEMENT))
+      .onConflict((conflict) =>
+        conflict.columns(['account_id', 'kind', 'object_id']).doUpdateSet({
+          position: null,
+          deleted: sql`excluded.deleted`,
+          changed_at: sql`excluded.changed_at`,
+        }),
+      )
+      .execute();
+}
+const MARKS_A_STATEMENT = 500;
+
+/**
  * Gives up to `limit` committed pending changes of the account their positions, in the order they were made, in
  * the caller's transaction (which must be its own: the counter row stays locked until it commits). A change a
  * writer holds uncommitted is passed over (`claimLock`) and positioned by a later call.

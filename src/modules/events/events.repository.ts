@@ -3,6 +3,7 @@ import { type Expression, type SqlBool, sql } from 'kysely';
 import {
   type Condition,
   deferredWrite,
+  type DeferredWriteCall,
   type Executor,
   jsonText,
   keysOf,
@@ -10,12 +11,13 @@ import {
   listPlan,
   type PageRequest,
   preparedInsert,
+  preparedInsertRows,
   runList,
   type SortFields,
   timeBoundConditions,
 } from '../../db/index.js';
 import type { EventRow } from '../../db/types.js';
-import { noteChange, SQLITE_CHANGES_QUEUED } from './changes.repository.js';
+import { noteChange, noteChanges, SQLITE_CHANGES_QUEUED } from './changes.repository.js';
 import { hasSubscribers } from './subscriber-cache.js';
 import { queueToSubscribers, SQLITE_FAN_OUT_QUEUED } from './webhooks.repository.js';
 
@@ -81,6 +83,8 @@ export const insertEvent: (db: Executor, row: EventRow) => Promise<void> = prepa
   'events',
   COLUMNS,
 );
+/** Several new events (db/prepared-insert.ts). */
+const insertEvents = preparedInsertRows<'events', EventRow>('events', COLUMNS);
 
 /**
  * Writes a new event and its first webhook deliveries in the caller's transaction, as a deferred write
@@ -97,49 +101,73 @@ export const insertEvent: (db: Executor, row: EventRow) => Promise<void> = prepa
  * account has any (`hasSubscribers`). `family` is the type's `resource.*` pattern; `qualified`, for the few types an
  * app's install hears of only in part, the type with what decides it (events.service.ts, `qualifiedType`).
  */
-export const writeEvent: (db: Executor, row: EventRow, family: string, qualified: string | null) => Promise<void> =
-  deferredWrite<[EventRow, string, string | null]>({
-    gathered: {
-      setup: [
-        'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, actor_app_id text, origin_type text, origin_id text, created_at text not null, family text not null, qualified text)',
+export const writeEvent: DeferredWriteCall<[EventRow, string, string | null]> = deferredWrite<
+  [EventRow, string, string | null]
+>({
+  gathered: {
+    setup: [
+      'create temp table if not exists event_queue (id text not null, account_id text not null, type text not null, resource_id text not null, data text not null, actor_type text, actor_id text, actor_app_id text, origin_type text, origin_id text, created_at text not null, family text not null, qualified text)',
+    ],
+    queue: {
+      sql: 'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, actor_app_id, origin_type, origin_id, created_at, family, qualified) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      parameters: (row, family, qualified) => [
+        row.id,
+        row.account_id,
+        row.type,
+        row.resource_id,
+        row.data,
+        row.actor_type,
+        row.actor_id,
+        row.actor_app_id,
+        row.origin_type,
+        row.origin_id,
+        row.created_at,
+        family,
+        qualified,
       ],
-      queue: {
-        sql: 'insert into temp.event_queue (id, account_id, type, resource_id, data, actor_type, actor_id, actor_app_id, origin_type, origin_id, created_at, family, qualified) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        parameters: (row, family, qualified) => [
-          row.id,
-          row.account_id,
-          row.type,
-          row.resource_id,
-          row.data,
-          row.actor_type,
-          row.actor_id,
-          row.actor_app_id,
-          row.origin_type,
-          row.origin_id,
-          row.created_at,
-          family,
-          qualified,
-        ],
-      },
-      pending: 'select 1 from temp.event_queue limit 1',
-      apply: [
-        `insert into events (${COLUMNS.join(', ')}) select ${COLUMNS.join(', ')} from temp.event_queue order by rowid`,
-        SQLITE_CHANGES_QUEUED,
-        SQLITE_FAN_OUT_QUEUED,
-      ],
-      clear: 'delete from temp.event_queue',
     },
-    now: async (db, row, family, qualified) => {
+    pending: 'select 1 from temp.event_queue limit 1',
+    apply: [
+      `insert into events (${COLUMNS.join(', ')}) select ${COLUMNS.join(', ')} from temp.event_queue order by rowid`,
+      SQLITE_CHANGES_QUEUED,
+      SQLITE_FAN_OUT_QUEUED,
+    ],
+    clear: 'delete from temp.event_queue',
+  },
+  now: async (db, row, family, qualified) => {
+    const patterns = qualified === null ? ['*', family, row.type] : ['*', family, row.type, qualified];
+    // Sent together: on PostgreSQL's pipelined connection, one round trip instead of three.
+    const [, , subscribed] = await Promise.all([
+      insertEvent(db, row),
+      noteChange(db, row.account_id, row.type, row.resource_id, row.created_at),
+      hasSubscribers(db, row.account_id, patterns),
+    ]);
+    if (subscribed) await queueToSubscribers(db, row, patterns, row.created_at);
+  },
+  // Many events (an import's chunk of creates): their rows and marks by statements of many rows each, the
+  // account's subscribers read once per set of patterns, then each event queued to them as above.
+  nowMany: async (db, calls) => {
+    await insertEvents(
+      db,
+      calls.map(([row]) => row),
+    );
+    await noteChanges(
+      db,
+      calls.map(([row]) => row),
+    );
+    const subscribed = new Map<string, boolean>();
+    for (const [row, family, qualified] of calls) {
       const patterns = qualified === null ? ['*', family, row.type] : ['*', family, row.type, qualified];
-      // Sent together: on PostgreSQL's pipelined connection, one round trip instead of three.
-      const [, , subscribed] = await Promise.all([
-        insertEvent(db, row),
-        noteChange(db, row.account_id, row.type, row.resource_id, row.created_at),
-        hasSubscribers(db, row.account_id, patterns),
-      ]);
-      if (subscribed) await queueToSubscribers(db, row, patterns, row.created_at);
-    },
-  });
+      const key = patterns.join('\n');
+      let heard = subscribed.get(key);
+      if (heard === undefined) {
+        heard = await hasSubscribers(db, row.account_id, patterns);
+        subscribed.set(key, heard);
+      }
+      if (heard) await queueToSubscribers(db, row, patterns, row.created_at);
+    }
+  },
+});
 
 export async function findEvent(db: Executor, accountId: string, id: string): Promise<EventRow | undefined> {
   return db

@@ -10,6 +10,7 @@ export {
   previousAttributes,
   recordChange,
   recordEvent,
+  recordEvents,
 } from './events.service.js';
 export { signatureHeader } from './signing.js';
 export { type AttemptResult, attemptWebhook } from './webhook-sender.js';

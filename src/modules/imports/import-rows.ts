@@ -13,13 +13,19 @@ export interface Dispatched {
   body: unknown;
 }
 
-/** One request to the app itself, in the operation scope the runner has entered. */
-export type Dispatch = (request: {
+/**
+ * One request to the app itself, in the operation scope the runner has entered; and where the worker has it,
+ * `createMany`: several creates on one path written together, their ids, or undefined when any is refused or the
+ * route has no such write (http/direct-route.ts): then each is made as a request to learn which.
+ */
+export type Dispatch = ((request: {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   body?: unknown;
   ifMatch?: string;
-}) => Promise<Dispatched>;
+}) => Promise<Dispatched>) & {
+  createMany?: (path: string, bodies: readonly unknown[]) => Promise<string[] | undefined>;
+};
 
 /** A row of the report: a CSV record, or an invoice's consecutive records (a row per line). */
 export interface ImportRow {
@@ -45,6 +51,8 @@ export interface RowEnvironment {
   accountCurrency: string;
   customSchema: Record<string, unknown> | undefined;
   dispatch: Dispatch;
+  /** `Dispatch.createMany` on the kind's path, in the runner's operation scope; absent where the worker has none. */
+  createMany?: (bodies: readonly unknown[]) => Promise<string[] | undefined>;
   /** Reads made to find objects (the creator's read scopes are not required for them). */
   read: Dispatch;
   /**
@@ -157,6 +165,22 @@ function leafPaths(body: Json, prefix = ''): string[] {
       ? leafPaths(value as Json, `${prefix}${key}.`)
       : [`${prefix}${key}`],
   );
+}
+
+/**
+ * The create's body of a row that `applyRow` would write by one `POST` and nothing else (no reference, no `id`, no
+ * external id any object holds, no cell refused, no invoice to mark sent): such rows may be made together
+ * (`createMany`) with the outcome `created`. Undefined for any other row.
+ */
+export function plainCreate(row: ImportRow, environment: RowEnvironment): Json | undefined {
+  const { spec, holders } = environment;
+  if (spec.lines || environment.createMany === undefined) return undefined;
+  const built = build(row, environment);
+  if (built.errors.length > 0 || built.id !== undefined || Object.keys(built.references).length > 0) return undefined;
+  const externalId = built.body.external_id;
+  if (externalId !== undefined && (typeof externalId !== 'string' || holders?.get(externalId) !== null))
+    return undefined;
+  return built.body;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   type Dispatch,
   type ImportRow,
   keepHolders,
+  plainCreate,
   type RowEnvironment,
   type RowResult,
 } from './import-rows.js';
@@ -123,6 +124,10 @@ async function environmentOf(
     accountCurrency,
     customSchema,
     dispatch: (request) => runAsOperation(operationScope(run, 'run', db), () => run.dispatch(request)),
+    createMany:
+      run.dispatch.createMany === undefined
+        ? undefined
+        : (bodies) => runAsOperation(operationScope(run, 'run', db), () => run.dispatch.createMany!(spec.path, bodies)),
     read,
     holders: await holdersOf(run, db, columns, rows),
   };
@@ -188,13 +193,75 @@ async function attempt(
   }
 }
 
-/** `run(guarded)` in a transaction of its own, again with savepoints if a row failed without them. */
-async function withSavepointsIfNeeded<T>(db: Context['db'], run: (guarded: boolean) => Promise<T>): Promise<T> {
+/** The most rows made together by one `createMany`. */
+const CREATES_AT_ONCE = 100;
+
+/**
+ * `items` in order, as `attempt` runs each (`known`: rows already failed, answered as they are and not run). In a
+ * transaction's first run (`together`), consecutive rows that only create (`plainCreate`) are made together
+ * (`createMany`) before the next row of another sort, or of an external id among them, runs: the same outcomes,
+ * their writes by statements of many rows. A refusal among them is a failed row: NeedsSavepoints, and the
+ * transaction runs again a row at a time (with a savepoint each where the engine needs one).
+ */
+async function attemptAll(
+  db: Context['db'],
+  items: readonly ImportRow[],
+  environment: RowEnvironment,
+  guarded: boolean,
+  together: boolean,
+  known: ReadonlyMap<number, RowResult> = new Map(),
+): Promise<RowResult[]> {
+  const results: RowResult[] = [];
+  let pending: { index: number; line: number; body: Record<string, unknown>; externalId: string | null }[] = [];
+  const named = new Set<string>();
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const ids = await environment.createMany!(pending.map(({ body }) => body));
+    if (ids === undefined) throw new NeedsSavepoints();
+    for (const [at, { index, line, externalId }] of pending.entries()) {
+      const result: RowResult = { ...EMPTY_RESULT, line, outcome: 'created', objectId: ids[at] ?? null, externalId };
+      results[index] = result;
+      keepHolders(environment, result);
+    }
+    pending = [];
+    named.clear();
+  };
+  for (const item of items) {
+    const failed = known.get(item.line);
+    if (failed) {
+      results.push(failed);
+      continue;
+    }
+    const body = together ? plainCreate(item, environment) : undefined;
+    const externalId = typeof body?.external_id === 'string' ? body.external_id : null;
+    if (externalId !== null && named.has(externalId)) await flush();
+    if (body === undefined) {
+      await flush();
+      results.push(await attempt(db, item, environment, guarded));
+      continue;
+    }
+    pending.push({ index: results.length, line: item.line, body, externalId });
+    results.push(EMPTY_RESULT);
+    if (externalId !== null) named.add(externalId);
+    if (pending.length === CREATES_AT_ONCE) await flush();
+  }
+  await flush();
+  return results;
+}
+
+/**
+ * `run(guarded, together)` in a transaction of its own, its creates made together (`attemptAll`); again a row at a
+ * time, with savepoints, if a row failed without them or among creates made together.
+ */
+async function withSavepointsIfNeeded<T>(
+  db: Context['db'],
+  run: (guarded: boolean, together: boolean) => Promise<T>,
+): Promise<T> {
   try {
-    return await run(savepointsFor(db, false));
+    return await run(savepointsFor(db, false), true);
   } catch (error) {
     if (!(error instanceof NeedsSavepoints)) throw error;
-    return run(savepointsFor(db, true));
+    return run(savepointsFor(db, true), false);
   }
 }
 
@@ -379,14 +446,14 @@ async function checkRows(
   columns: [string, string][],
 ): Promise<RowResult[]> {
   let results: RowResult[] = [];
-  await withSavepointsIfNeeded(run.runtime.db, async (guarded) => {
+  await withSavepointsIfNeeded(run.runtime.db, async (guarded, together) => {
     results = [];
     try {
       await oneLargeWriteAtATime(run.runtime.db, () =>
         inTransaction(run.runtime, async (tx) => {
           const environment = await environmentOf(run, tx.db, columns, [...replay, ...chunk]);
-          for (const item of replay) await attempt(tx.db, item, environment, guarded);
-          for (const item of chunk) results.push(await attempt(tx.db, item, environment, guarded));
+          const all = await attemptAll(tx.db, [...replay, ...chunk], environment, guarded, together);
+          results = all.slice(replay.length);
           throw new Rollback();
         }),
       );
@@ -539,7 +606,7 @@ async function commitBatch(run: Run, batch: ImportRow[], columns: [string, strin
   const failed = new Map<number, RowResult>();
   for (;;) {
     try {
-      await withSavepointsIfNeeded(runtime.db, (guarded) => commitOnce(guarded));
+      await withSavepointsIfNeeded(runtime.db, (guarded, together) => commitOnce(guarded, together));
       return undefined;
     } catch (error) {
       if (!(error instanceof BatchFailed)) throw error;
@@ -548,22 +615,12 @@ async function commitBatch(run: Run, batch: ImportRow[], columns: [string, strin
     }
   }
 
-  async function commitOnce(guarded: boolean): Promise<void> {
+  async function commitOnce(guarded: boolean, together: boolean): Promise<void> {
     await oneLargeWriteAtATime(runtime.db, () =>
       inTransaction(runtime, async (tx) => {
         const environment = await environmentOf(run, tx.db, columns, batch);
-        const results: RowResult[] = [];
-        const fresh: RowResult[] = [];
-        for (const item of batch) {
-          const known = failed.get(item.line);
-          if (known) {
-            results.push(known);
-            continue;
-          }
-          const result = await attempt(tx.db, item, environment, guarded);
-          if (result.outcome === 'failed') fresh.push(result);
-          results.push(result);
-        }
+        const results = await attemptAll(tx.db, batch, environment, guarded, together, failed);
+        const fresh = results.filter((result) => result.outcome === 'failed' && !failed.has(result.line));
         if (fresh.length > 0) throw new BatchFailed(fresh);
         const records = new Map(batch.map((item) => [item.line, item.records]));
         await repository.insertReportRows(
