@@ -506,7 +506,7 @@ function usable(lane: Lane): boolean {
  * Holds a transaction's connection's writes until the statements its work sends in this run of the microtask
  * queue are all queued (a tick queued from a promise's continuation runs once the queue is empty): BEGIN with the
  * first statement, and statements sent together (`Promise.all`), leave in one socket write instead of one each.
- * Measured (`bench:hot`, PostgreSQL's durable create): a socket write to PostgreSQL was the costliest call.
+ * Measured (`bench/wrk-profile.ts create postgres`): the socket writes to PostgreSQL were the costliest calls.
  */
 function corkForTurn(lane: Lane): void {
   if (lane.corked || lane.dead) return;
