@@ -78,10 +78,18 @@ test('two instances: gapless numbers under concurrent sends, each e-mail deliver
       call(second.baseUrl, 'POST', `/v1/invoices/${id}/send`),
     ]),
   );
+  // A failed send's answer, and what the servers logged at error level (a 500's stack is only in the log).
+  const logged = () =>
+    [first, second].flatMap((server) =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => /"level":(50|60)/.test(line)),
+    );
   assert.deepEqual(
     [...new Set(sends.map((send) => send.status))],
     [200],
-    JSON.stringify(sends.find((send) => send.status !== 200)?.body),
+    `${JSON.stringify(sends.find((send) => send.status !== 200)?.body)}\n${logged().join('\n')}`,
   );
   const numbers = new Map<string, Set<string>>();
   for (const send of sends)

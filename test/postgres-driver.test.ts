@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { type Database, openDatabase } from '../src/db/database.js';
 import { isoOfUtcTimestamp, rowBuilder } from '../src/db/postgres/postgres.js';
+import { toAppError } from '../src/http/error-handler.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from './helpers/database.js';
 
 test('timestamptz text in a UTC session is cut into ISO text; any other form is left to pg', () => {
@@ -204,6 +205,93 @@ describe('PostgreSQL driver', { skip: !onPostgres && 'PostgreSQL only' }, () => 
       ),
     );
     assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 4 }]);
+  });
+
+  // Holds this thread (not the database) for a moment once the statements sent now have left: their answers
+  // then arrive in one read, as on a loaded machine, and their callers hear of them in the same turn.
+  const answersTogether = () => setImmediate(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200));
+
+  test('three statements of a transaction sent together, the second failing: its error is thrown, nothing stays', async () => {
+    await sql`delete from probe`.execute(database.db);
+    await sql`insert into probe (id, label) values (${1}, ${'kept'})`.execute(database.db);
+    for (let round = 0; round < 5; round += 1) {
+      const failure = await database.db
+        .transaction()
+        .execute(async (trx) => {
+          const together = Promise.all([
+            sql`insert into probe (id, label) values (${100 + round}, ${'first'})`.execute(trx),
+            // The failing statement's caller has more awaits on its way than the third's: it hears later.
+            trx
+              .insertInto('probe' as never)
+              .values({ id: 1, label: 'taken' } as never)
+              .returningAll()
+              .executeTakeFirstOrThrow(),
+            sql`select label from probe where id = ${1}`.execute(trx),
+          ]);
+          answersTogether();
+          await together;
+        })
+        .then(
+          () => undefined,
+          (error: Error) => error,
+        );
+      // The unique violation, not the third statement's "current transaction is aborted" (25P02, a 500).
+      assert.equal((failure as { code?: string } | undefined)?.code, '23505', String(failure));
+      assert.equal(toAppError(failure!)?.status, 409);
+    }
+    assert.deepEqual((await sql`select id, label from probe order by id`.execute(database.db)).rows, [
+      { id: 1, label: 'kept' },
+    ]);
+    // The connections serve the next transactions, statements sent together included.
+    const labels = await Promise.all(
+      [2, 3, 4, 5].map((id) =>
+        database.db.transaction().execute(async (trx) => {
+          const [, read] = await Promise.all([
+            sql`insert into probe (id, label) values (${id}, ${`t${id}`})`.execute(trx),
+            sql<{ label: string }>`select label from probe where id = ${id}`.execute(trx),
+          ]);
+          return read.rows[0]?.label;
+        }),
+      ),
+    );
+    assert.deepEqual(labels, ['t2', 't3', 't4', 't5']);
+    assert.deepEqual((await sql`select count(*)::int as n from probe`.execute(database.db)).rows, [{ n: 5 }]);
+  });
+
+  test('a caller going on after a statement of its transaction failed sends nothing: no row outside it', async () => {
+    await sql`delete from probe`.execute(database.db);
+    await sql`insert into probe (id, label) values (${1}, ${'kept'})`.execute(database.db);
+    for (let round = 0; round < 5; round += 1)
+      await assert.rejects(
+        database.db.transaction().execute(async (trx) => {
+          const together = Promise.all([
+            // Answered before the failure, in the same read: this caller goes on and sends its insert while
+            // the transaction's ROLLBACK is on its way. Sent, it would run after the ROLLBACK, on its own.
+            (async () => {
+              await sql`select 1`.execute(trx);
+              await sql`insert into probe (id, label) values (${100 + round}, ${'after the failure'})`.execute(trx);
+            })(),
+            trx
+              .insertInto('probe' as never)
+              .values({ id: 1, label: 'taken' } as never)
+              .execute(),
+          ]);
+          answersTogether();
+          await together;
+        }),
+        (error: { code?: string }) => error.code === '23505',
+      );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual((await sql`select id, label from probe order by id`.execute(database.db)).rows, [
+      { id: 1, label: 'kept' },
+    ]);
+    const idle = await admin<{ state: string }>(
+      `select state from pg_stat_activity where datname = '${new URL(testDatabase.url).pathname.slice(1)}' and backend_type = 'client backend'`,
+    );
+    assert.ok(
+      idle.every((row) => row.state === 'idle'),
+      `no connection left in a transaction: ${JSON.stringify(idle)}`,
+    );
   });
 
   test('a COMMIT that PostgreSQL answers with ROLLBACK (a failed statement caught) throws: nothing committed', async () => {

@@ -4,11 +4,14 @@ import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 import {
   type CompiledQuery,
+  type ConnectionProvider,
   type DatabaseConnection,
   Kysely,
   PostgresDialect,
   PostgresDriver,
+  type QueryExecutor,
   type QueryResult,
+  SingleConnectionProvider,
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
@@ -352,8 +355,7 @@ class PipelinedConnections {
     lane.lent = false;
     lane.lastUsed = performance.now();
     // Still inside a transaction (its COMMIT or ROLLBACK never ran or failed): not for anyone else's reads.
-    const status = (lane.client as PgClient & { getTransactionStatus(): string | null }).getTransactionStatus();
-    if (lane.connected && !lane.dead && status !== 'I') {
+    if (lane.connected && !lane.dead && transactionStatus(lane) !== 'I') {
       this.remove(lane);
       void this.close(lane);
       return;
@@ -499,15 +501,50 @@ function usable(lane: Lane): boolean {
   return !lane.dead && !lane.lent && !lane.reserved;
 }
 
+/** The connection's transaction state as its last answer gave it: I idle, T in a transaction, E in a failed one. */
+function transactionStatus(lane: Lane): string | null {
+  return (lane.client as PgClient & { getTransactionStatus(): string | null }).getTransactionStatus();
+}
+
+/**
+ * Holds a transaction's connection's writes until the statements its work sends in this run of the microtask
+ * queue are all queued (a tick queued from a promise's continuation runs once the queue is empty): BEGIN with the
+ * first statement, and statements sent together (`Promise.all`), leave in one socket write instead of one each.
+ * Measured (`bench/wrk-profile.ts create postgres`): the socket writes to PostgreSQL were the costliest calls.
+ */
+function corkForTurn(lane: Lane): void {
+  if (lane.corked || lane.dead) return;
+  lane.corked = true;
+  const stream = lane.client.connection.stream;
+  stream.cork();
+  process.nextTick(() => {
+    if (!lane.corked) return;
+    lane.corked = false;
+    stream.uncork();
+  });
+}
+
+/** PostgreSQL's answer to a statement sent in a transaction that had already failed (in_failed_sql_transaction). */
+const IN_FAILED_TRANSACTION = '25P02';
+const ROLLBACK = /^\s*rollback\b/i;
+const NO_ERROR: Promise<unknown> = Promise.resolve(undefined);
+
 /** Kysely's connection: its statements go to a shared pipelined connection, or to its transaction's own. */
 class PipelinedConnection implements DatabaseConnection {
   lane: Lane | undefined;
   /** The transaction's BEGIN, sent and not yet awaited: its first statement goes out right behind it. */
   beginning: Promise<unknown> | undefined;
+  /** The error of the transaction's statement sent last (undefined when it succeeded), as `inTransaction` throws it. */
+  private lastError: Promise<unknown> = NO_ERROR;
+  /** Its transaction's COMMIT or ROLLBACK was sent: a statement after it would run outside the transaction. */
+  private ended = false;
 
   constructor(readonly connections: PipelinedConnections) {}
 
   async executeQuery<Row>(compiled: CompiledQuery): Promise<QueryResult<Row>> {
+    // Kysely's own ROLLBACK still goes out after a COMMIT that failed.
+    if (this.ended && compiled.sql !== 'rollback')
+      throw new Error('a statement sent after its transaction ended was not run');
     const { command, rowCount, rows } =
       this.lane === undefined
         ? await this.connections.query(compiled.sql, compiled.parameters)
@@ -526,19 +563,36 @@ class PipelinedConnection implements DatabaseConnection {
    * round trip instead of two; the connection runs them in order), and answers only once BEGIN has: if
    * BEGIN failed, so does the statement's request, and the transaction is rolled back as any other. BEGIN
    * fails only when the connection does, and then so does everything sent behind it.
+   *
+   * Statements sent together (`sendWithoutQueue`) are answered in the order sent, but their callers may hear
+   * in another order (more awaits on one caller's way than on another's). So a statement that PostgreSQL
+   * refused because one before it had failed (25P02) throws the error of that one: whichever caller hears
+   * first, the transaction fails with its first failure (a unique value taken: 409, not 500). A statement sent
+   * once the transaction is known to have failed (a caller going on after the one that failed), or after its
+   * COMMIT or ROLLBACK, is not sent: after a ROLLBACK (TO SAVEPOINT) it would run outside what it was part of.
    */
   private async inTransaction(lane: Lane, compiled: CompiledQuery): Promise<pg.QueryResult> {
+    const ends = compiled.sql === 'commit' || compiled.sql === 'rollback';
+    if (!ends && !ROLLBACK.test(compiled.sql) && transactionStatus(lane) === 'E')
+      throw (await this.lastError) ?? new Error('a statement sent after its transaction failed was not run');
+    if (ends) this.ended = true;
     const beginning = this.beginning;
+    corkForTurn(lane);
     const statement = lane.client.query(compiled.sql, compiled.parameters as unknown[]) as Promise<pg.QueryResult>;
-    let result: pg.QueryResult;
-    if (beginning === undefined) result = await statement;
-    else {
+    const before = this.lastError;
+    const failed = statement.then(
+      () => undefined,
+      async (error: { code?: unknown }) => (error?.code === IN_FAILED_TRANSACTION ? ((await before) ?? error) : error),
+    );
+    this.lastError = failed;
+    if (beginning !== undefined) {
       this.beginning = undefined;
-      const [begun, ran] = await Promise.allSettled([beginning, statement]);
+      const [begun] = await Promise.allSettled([beginning, statement]);
       if (begun.status === 'rejected') throw begun.reason;
-      if (ran.status === 'rejected') throw ran.reason;
-      result = ran.value;
     }
+    const result = await statement.catch(async () => {
+      throw await failed;
+    });
     // PostgreSQL answers the COMMIT of a transaction that had failed (a statement's error caught and
     // ignored) with ROLLBACK: nothing was committed, and the caller must not answer as if it had been.
     if (result.command === 'ROLLBACK' && compiled.sql === 'commit')
@@ -570,7 +624,8 @@ class PipelinedDriver extends PostgresDriver {
     try {
       if (!own.lane.connected) await own.lane.ready;
       if (settings.isolationLevel === undefined && settings.accessMode === undefined) {
-        // Sent now, awaited with the transaction's first statement (`inTransaction`).
+        // Sent now, awaited with the transaction's first statement (`inTransaction`), in one write with it.
+        corkForTurn(own.lane);
         own.beginning = own.lane.client.query('begin');
         own.beginning.catch(() => {});
         return;
@@ -616,11 +671,41 @@ export function openPostgres(url: string, poolMax: number): Kysely<Tables> {
     return keepStatementsPrepared(client, QueryOf, shapes) as PgClient;
   };
   const connections = new PipelinedConnections(open, poolMax);
-  return new Kysely<Tables>({
+  const db = new Kysely<Tables>({
     dialect: new (class extends PostgresDialect {
       override createDriver() {
         return new PipelinedDriver(connections);
       }
     })({ pool: {} as never }),
   });
+  sendWithoutQueue(db.getExecutor());
+  return db;
+}
+
+/**
+ * Kysely runs a transaction's statements one after the other (its SingleConnectionProvider waits for each
+ * statement's answer before handing the connection to the next), so statements a transaction sends together
+ * (`Promise.all`) still cost a round trip each. The transaction's connection is pipelined: here it is handed to
+ * every statement at once, so they leave together (in one socket write: `corkForTurn`) and PostgreSQL runs them
+ * in the order sent; their answers come back in that order. A failed statement fails those sent behind it, as
+ * PostgreSQL refuses them once the transaction has failed. Transactions (and `connection()`) are given their
+ * connection by `withConnectionProvider` of the instance's executor, which this replaces.
+ */
+function sendWithoutQueue(executor: QueryExecutor): void {
+  const withProvider = executor.withConnectionProvider.bind(executor);
+  executor.withConnectionProvider = (provider: ConnectionProvider) =>
+    withProvider(provider instanceof SingleConnectionProvider ? new UnqueuedProvider(provider) : provider);
+}
+
+/** The one connection of a transaction, given to each statement without waiting for those before it. */
+class UnqueuedProvider implements ConnectionProvider {
+  private readonly connection: Promise<DatabaseConnection>;
+
+  constructor(single: SingleConnectionProvider) {
+    this.connection = single.provideConnection(async (connection) => connection);
+  }
+
+  async provideConnection<T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> {
+    return consumer(await this.connection);
+  }
 }

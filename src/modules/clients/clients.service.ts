@@ -118,9 +118,10 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
       row.custom_fields =
         (await writeCustomFields(tx, definitions, row.id, input.custom_fields, undefined, true)) ?? '{}';
       row.tags = (await writeTags(tx, 'client', row.id, input.tags, undefined)) ?? '[]';
-      await repository.insertClient(tx.db, row);
+      const inserted = repository.insertClient(tx.db, row);
       const client = presentNew(row, definitions);
-      await recordEvent(tx, 'client.created', client);
+      // Sent with the row, not after its answer: on PostgreSQL, one round trip (and one socket write) for both.
+      await Promise.all([inserted, recordEvent(tx, 'client.created', client)]);
       return client;
     }),
   );
