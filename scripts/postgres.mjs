@@ -62,7 +62,8 @@ export async function startPostgres({ durable = false, keep = undefined } = {}) 
     url: `postgres://bms@127.0.0.1:${port}/postgres`,
     stop() {
       try {
-        run(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        // A kept cluster is stopped cleanly (its next start needs no recovery, its statistics are kept).
+        run(pgCtl, ['-D', data, '-m', keep ? 'fast' : 'immediate', '-w', 'stop']);
       } finally {
         if (!keep) fs.rmSync(directory, { recursive: true, force: true });
       }

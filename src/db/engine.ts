@@ -72,6 +72,14 @@ export function keepsDerivedColumns(db: Executor): boolean {
 }
 
 /**
+ * Whether each statement is a round trip to a server (PostgreSQL): reads where one decides the next are then
+ * better asked as one statement. SQLite's statements run in the process.
+ */
+export function statementsAreRoundTrips(db: Executor): boolean {
+  return dialectOf(db) === 'postgres';
+}
+
+/**
  * Whether `db` is a database itself (not a transaction) whose reads see committed rows only and whose rows
  * carry the version kept by trigger (SQLite's read connection): a record remembered with a row's version is
  * the row as it stands while the version read is the same. False on PostgreSQL and in a transaction.

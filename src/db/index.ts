@@ -15,6 +15,7 @@ export {
   readsCommittedVersions,
   readsHoldTheLoop,
   readsTogether,
+  statementsAreRoundTrips,
   survivingFailure,
   textSearch,
 } from './engine.js';
@@ -40,6 +41,7 @@ export {
   type PageQuery,
   type PageRequest,
   type SortFields,
+  type SortKey,
 } from './keyset.js';
 export {
   compare,

@@ -1,5 +1,5 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type InferResult, type Kysely, type SqlBool } from 'kysely';
 import {
   applyPage,
   type Condition,
@@ -18,7 +18,9 @@ import {
   preparedInsert,
   runList,
   type SortFields,
+  type SortKey,
   sortKeyOf,
+  statementsAreRoundTrips,
   timeBoundConditions,
   textSearch,
   type TimeBounds,
@@ -381,6 +383,24 @@ async function searchClients(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ): Promise<Listed<ClientRow & { property_ids: string | string[] }>> {
+  const decided = searchDecidedQuery(db, accountId, filters, page);
+  if (decided) {
+    // Rows without a count are the window's; the others follow its count (one at least, when it was read).
+    const found = (await decided.execute(db)).rows;
+    const rows = found.flatMap(({ count, bound_value: _, bound_id: __, ...row }) =>
+      count === null ? [row as typeof row & { id: string }] : [],
+    );
+    const counted = found.find((row) => row.count !== null);
+    if (!counted) return { rows };
+    const { bound_value, bound_id } = counted;
+    if (counted.count! > WALK_LIMIT)
+      return { rows, resumeAfter: bound_id === null ? undefined : { value: bound_value!, id: bound_id } };
+    return {
+      rows: found.flatMap(({ count, bound_value: _, bound_id: __, ...row }) =>
+        count === null || row.id === null ? [] : [row as typeof row & { id: string }],
+      ),
+    };
+  }
   const window = searchWindowQuery(db, accountId, filters, page);
   if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   const rows = await window.matches.execute();
@@ -392,6 +412,35 @@ async function searchClients(
   if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT)
     return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   return { rows, resumeAfter: await window.bound.executeTakeFirst() };
+}
+
+/**
+ * Where each statement is a round trip (PostgreSQL), a search's window, its count (searchCountQuery) and what
+ * the count decides, in one statement, each part read only when the one before asks for it: the window's
+ * matches (searchWindowQuery); when they are not a full page, the count; WALK_LIMIT or fewer, the search's
+ * rows read whole and sorted (listClientsQuery); more, the window's bound, where the walk resumes. Each
+ * condition on the part before is a one-time filter, so one round trip does what took up to three. The
+ * window's rows come first, their `count` null; then, when the count was read, its rows: each carries the
+ * count and the bound, and the search's columns are null on the one row of a search not read or that found
+ * none. Undefined where the search has no count (see searchCountQuery), or on SQLite, whose statements run in
+ * the process.
+ */
+export function searchDecidedQuery(
+  db: Executor,
+  accountId: string,
+  filters: ClientFilters,
+  page: PageRequest<ClientRow>,
+) {
+  const hits = searchCountQuery(db, filters);
+  const window = searchWindowQuery(db, accountId, filters, page);
+  if (!hits || !window || !statementsAreRoundTrips(db)) return undefined;
+  const search = listClientsQuery(db, accountId, filters, page);
+  const counted = (operator: '<=' | '>') => sql`(select count from hits) ${sql.raw(operator)} ${sql.lit(WALK_LIMIT)}`;
+  // A search row's columns, null (the id too) on the one row of a search not read or that found none.
+  type Row = Omit<InferResult<typeof search>[number], 'id'> & { id: string | null };
+  return sql<
+    Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
+  >`with nearest as materialized (${window.matches}), hits as materialized (select (${hits as unknown as typeof search}) as count where (select count(*) from nearest) <= ${sql.lit(page.limit)}) select null as count, null as bound_value, null as bound_id, nearest.* from nearest union all select hits.count, bound.value, bound.id, matched.* from hits left join (select * from (${window.bound}) bound where ${counted('>')}) bound on true left join (select * from (${search}) matched where ${counted('<=')}) matched on true`;
 }
 
 /** The plan of a list without `q` or `email`: the time bounds, as every other list has them, and `external_id`. */
