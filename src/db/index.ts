@@ -11,6 +11,7 @@ export {
   jsonText,
   keepsDerivedColumns,
   oneLargeWriteAtATime,
+  plannedEachTime,
   orderedJsonArray,
   readsCommittedVersions,
   readsHoldTheLoop,

@@ -14,6 +14,7 @@ import {
   lockRows,
   normalizeInstant,
   type PageRequest,
+  plannedEachTime,
   prepared,
   preparedInsert,
   runList,
@@ -438,9 +439,13 @@ export function searchDecidedQuery(
   const counted = (operator: '<=' | '>') => sql`(select count from hits) ${sql.raw(operator)} ${sql.lit(WALK_LIMIT)}`;
   // A search row's columns, null (the id too) on the one row of a search not read or that found none.
   type Row = Omit<InferResult<typeof search>[number], 'id'> & { id: string | null };
-  return sql<
-    Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
-  >`with nearest as materialized (${window.matches}), hits as materialized (select (${hits as unknown as typeof search}) as count where (select count(*) from nearest) <= ${sql.lit(page.limit)}) select null as count, null as bound_value, null as bound_id, nearest.* from nearest union all select hits.count, bound.value, bound.id, matched.* from hits left join (select * from (${window.bound}) bound where ${counted('>')}) bound on true left join (select * from (${search}) matched where ${counted('<=')}) matched on true`;
+  // Its count's words are literals (searchCountQuery), so its text is the phrase's own: planned each time, for
+  // those words, and never kept prepared once per phrase.
+  return plannedEachTime(
+    sql<
+      Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
+    >`with nearest as materialized (${window.matches}), hits as materialized (select (${hits as unknown as typeof search}) as count where (select count(*) from nearest) <= ${sql.lit(page.limit)}) select null as count, null as bound_value, null as bound_id, nearest.* from nearest union all select hits.count, bound.value, bound.id, matched.* from hits left join (select * from (${window.bound}) bound where ${counted('>')}) bound on true left join (select * from (${search}) matched where ${counted('<=')}) matched on true`,
+  );
 }
 
 /** The plan of a list without `q` or `email`: the time bounds, as every other list has them, and `external_id`. */
