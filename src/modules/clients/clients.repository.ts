@@ -384,24 +384,6 @@ async function searchClients(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ): Promise<Listed<ClientRow & { property_ids: string | string[] }>> {
-  const decided = searchDecidedQuery(db, accountId, filters, page);
-  if (decided) {
-    // Rows without a count are the window's; the others follow its count (one at least, when it was read).
-    const found = (await decided.execute(db)).rows;
-    const rows = found.flatMap(({ count, bound_value: _, bound_id: __, ...row }) =>
-      count === null ? [row as typeof row & { id: string }] : [],
-    );
-    const counted = found.find((row) => row.count !== null);
-    if (!counted) return { rows };
-    const { bound_value, bound_id } = counted;
-    if (counted.count! > WALK_LIMIT)
-      return { rows, resumeAfter: bound_id === null ? undefined : { value: bound_value!, id: bound_id } };
-    return {
-      rows: found.flatMap(({ count, bound_value: _, bound_id: __, ...row }) =>
-        count === null || row.id === null ? [] : [row as typeof row & { id: string }],
-      ),
-    };
-  }
   const window = searchWindowQuery(db, accountId, filters, page);
   if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   const rows = await window.matches.execute();
@@ -409,6 +391,18 @@ async function searchClients(
   // Not a page from the nearest rows. The index counts what the search would read (SQLite: the term's
   // matches; PostgreSQL: the rows holding its rarest word): a few are read and sorted at once; more are
   // walked as the other lists do, a window per page, the page resuming after the window.
+  const decided = searchDecidedQuery(db, accountId, filters, page);
+  if (decided) {
+    const found = (await decided.execute(db)).rows;
+    const { count, bound_value, bound_id } = found[0]!;
+    if (count > WALK_LIMIT)
+      return { rows, resumeAfter: bound_id === null ? undefined : { value: bound_value!, id: bound_id } };
+    return {
+      rows: found.flatMap(({ count: _, bound_value: __, bound_id: ___, ...row }) =>
+        row.id === null ? [] : [row as typeof row & { id: string }],
+      ),
+    };
+  }
   const hits = searchCountQuery(db, filters);
   if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT)
     return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
@@ -416,15 +410,12 @@ async function searchClients(
 }
 
 /**
- * Where each statement is a round trip (PostgreSQL), a search's window, its count (searchCountQuery) and what
- * the count decides, in one statement, each part read only when the one before asks for it: the window's
- * matches (searchWindowQuery); when they are not a full page, the count; WALK_LIMIT or fewer, the search's
- * rows read whole and sorted (listClientsQuery); more, the window's bound, where the walk resumes. Each
- * condition on the part before is a one-time filter, so one round trip does what took up to three. The
- * window's rows come first, their `count` null; then, when the count was read, its rows: each carries the
- * count and the bound, and the search's columns are null on the one row of a search not read or that found
- * none. Undefined where the search has no count (see searchCountQuery), or on SQLite, whose statements run in
- * the process.
+ * Where each statement is a round trip (PostgreSQL), a search's count (searchCountQuery) and in the same
+ * statement what it decides: WALK_LIMIT or fewer, the search's rows read whole and sorted (listClientsQuery);
+ * more, the window's bound, where the walk resumes. Each part is read only when the count asks for it (its
+ * condition on the count is a one-time filter), so one round trip does what took two. Its first row carries
+ * the count and the bound; the search's columns are null on the one row of a search not read or that found
+ * none. Undefined where the search has no count, or on SQLite, whose statements run in the process.
  */
 export function searchDecidedQuery(
   db: Executor,
@@ -443,8 +434,8 @@ export function searchDecidedQuery(
   // those words, and never kept prepared once per phrase.
   return plannedEachTime(
     sql<
-      Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
-    >`with nearest as materialized (${window.matches}), hits as materialized (select (${hits as unknown as typeof search}) as count where (select count(*) from nearest) <= ${sql.lit(page.limit)}) select null as count, null as bound_value, null as bound_id, nearest.* from nearest union all select hits.count, bound.value, bound.id, matched.* from hits left join (select * from (${window.bound}) bound where ${counted('>')}) bound on true left join (select * from (${search}) matched where ${counted('<=')}) matched on true`,
+      Row & { count: number; bound_value: SortKey['value'] | null; bound_id: string | null }
+    >`with hits as materialized (${hits as unknown as typeof search}) select hits.count, bound.value as bound_value, bound.id as bound_id, matched.* from hits left join (select * from (${window.bound}) bound where ${counted('>')}) bound on true left join (select * from (${search}) matched where ${counted('<=')}) matched on true`,
   );
 }
 
