@@ -322,13 +322,17 @@ export async function startSeeded(
   return { server, seeded: await seed(server.url, prepared) };
 }
 
-/** A PostgreSQL server with its durable defaults and one empty database `name`: that database's URL, and a stop. */
-export async function startPostgresDatabase(name: string): Promise<{ url: string; stop(): void }> {
-  const postgres = await startPostgres({ durable: true });
+/**
+ * A PostgreSQL server with its durable defaults and one database `name` (empty, unless `keep` is a folder whose
+ * cluster already holds it: see onEachEngine): that database's URL, and a stop.
+ */
+export async function startPostgresDatabase(name: string, keep?: string): Promise<{ url: string; stop(): void }> {
+  const postgres = await startPostgres({ durable: true, keep });
   try {
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();
-    await admin.query(`create database ${name}`);
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) await admin.query(`create database ${name}`);
     await admin.end();
   } catch (error) {
     postgres.stop();
@@ -340,7 +344,9 @@ export async function startPostgresDatabase(name: string): Promise<{ url: string
 /**
  * Runs `run` on a SQLite file and on a throwaway PostgreSQL database, both named `name`
  * (`SCALE_ENGINE=sqlite` or `postgres`: that one only): each with the server's environment and the database's
- * configuration, for the same measurement on both engines. Their results, SQLite's first.
+ * configuration, for the same measurement on both engines. Their results, SQLite's first. `keep`: a folder
+ * where the SQLite file and the PostgreSQL cluster are made on the first run and used again by the next ones
+ * (not removed at exit), for a benchmark whose seed takes minutes.
  */
 export async function onEachEngine<T>(
   name: string,
@@ -349,15 +355,16 @@ export async function onEachEngine<T>(
     env: Record<string, string>,
     config: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolMax: number },
   ) => Promise<T>,
+  keep?: string,
 ): Promise<T[]> {
   const runs: T[] = [];
   const only = process.env.SCALE_ENGINE;
   if (only !== 'postgres') {
-    const file = path.join(work, `${name}.sqlite`);
+    const file = path.join(keep ?? work, `${name}.sqlite`);
     runs.push(await run('SQLite', { DATABASE_URL: `sqlite:${file}` }, { kind: 'sqlite', path: file }));
   }
   if (only !== 'sqlite') {
-    const postgres = await startPostgresDatabase(name);
+    const postgres = await startPostgresDatabase(name, keep && path.join(keep, 'postgres'));
     try {
       const { url } = postgres;
       runs.push(await run('PostgreSQL', { DATABASE_URL: url }, { kind: 'postgres', url, poolMax: 4 }));

@@ -2,7 +2,8 @@
 // clients) in one account, on SQLite and on PostgreSQL; every filter and sort of section 5 asked of a
 // production-configured server. For each: p50 and p99 of 200 sequential requests, their ratio to the
 // first page's, the server's largest event-loop delay while they ran, and every answer that was not 200.
-// `npm run bench:scale`; SCALE_ROWS=100000 for a quicker run.
+// `npm run bench:scale`; SCALE_ROWS=100000 for a quicker run; SCALE_KEEP_DIR=<folder> seeds once there and
+// measures the same rows again on the next runs (BENCH_MAIN=<other build>/dist/main.js: that build's server).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,9 +11,10 @@ import { v7 as uuidv7 } from 'uuid';
 import { openDatabase, type Database } from '../src/db/database.js';
 import type { ClientRow, InvoiceRow } from '../src/db/types.js';
 import * as rangeIndexes from '../src/db/migrations/20261122070000_range_indexes.js';
-import { ROOT, prepare, startBms, stop, work, onEachEngine } from './lib.js';
+import { ROOT, bms, prepare, startBms, stop, work, onEachEngine } from './lib.js';
 
 const ROWS = Number(process.env.SCALE_ROWS ?? 1_000_000);
+const KEEP = process.env.SCALE_KEEP_DIR;
 const INVOICE_CLIENTS = Math.min(10_000, ROWS);
 const REQUESTS = Number(process.env.SCALE_REQUESTS ?? 200);
 const START = Date.parse('2020-01-01T00:00:00.000Z');
@@ -310,16 +312,29 @@ async function runEngine(
   env: Record<string, string>,
   config: Parameters<typeof openDatabase>[0],
 ) {
-  const { key } = await prepare(env);
+  // SCALE_KEEP_DIR: the seed (and its key) kept there and used again by the next run, migrated to the build's
+  // newest migrations; the seed and the index rebuild are then not measured again (their figures are 0).
+  const kept = KEEP && path.join(KEEP, `${engine}-${ROWS}.json`);
+  let key: string;
+  let seeded: Seeded;
+  let migrationSeconds = 0;
   const database = openDatabase(config);
-  const account = await database.db.selectFrom('api_keys').select('account_id').executeTakeFirstOrThrow();
-  const seeded = await seedRows(database, account.account_id);
-  console.log(`${engine}: seeded ${ROWS} clients and ${ROWS} invoices in ${seeded.seconds} s`);
-  // What the newest index migration costs an account this size: its indexes dropped and built again.
-  const migrationStarted = performance.now();
-  await rangeIndexes.down(database.db);
-  await rangeIndexes.up(database.db);
-  const migrationSeconds = round((performance.now() - migrationStarted) / 1000, 1);
+  if (kept && fs.existsSync(kept)) {
+    bms(['migrate'], env);
+    ({ key, seeded } = JSON.parse(fs.readFileSync(kept, 'utf8')));
+    seeded.seconds = 0;
+  } else {
+    ({ key } = await prepare(env));
+    const account = await database.db.selectFrom('api_keys').select('account_id').executeTakeFirstOrThrow();
+    seeded = await seedRows(database, account.account_id);
+    console.log(`${engine}: seeded ${ROWS} clients and ${ROWS} invoices in ${seeded.seconds} s`);
+    // What the newest index migration costs an account this size: its indexes dropped and built again.
+    const migrationStarted = performance.now();
+    await rangeIndexes.down(database.db);
+    await rangeIndexes.up(database.db);
+    migrationSeconds = round((performance.now() - migrationStarted) / 1000, 1);
+    if (kept) fs.writeFileSync(kept, JSON.stringify({ key, seeded }));
+  }
   // A database at rest, as an account that grew over months is: statistics gathered and, on PostgreSQL,
   // the bulk load vacuumed and checkpointed, so autovacuum and checkpoint writes do not run mid-measurement.
   const analyzeStarted = performance.now();
@@ -339,7 +354,12 @@ async function runEngine(
   const pid = server.process.pid as number;
   const results: Measured[] = [];
   const firsts: Record<string, { p50: number; p99: number }> = {};
-  for (const [group, name, url] of await scenarios(database, seeded)) {
+  // SCALE_SHAPES=<regular expression>: only the shapes whose name it matches (and each group's first page).
+  const shapes = new RegExp(process.env.SCALE_SHAPES ?? '');
+  const chosen = (await scenarios(database, seeded)).filter(
+    ([group, name], index, all) => shapes.test(name) || all.findIndex(([other]) => other === group) === index,
+  );
+  for (const [group, name, url] of chosen) {
     const figures = await measure(server.url, key, url, pid, loopFile);
     const first = (firsts[group] ??= figures);
     results.push({
@@ -389,14 +409,14 @@ function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: R
 
 async function main() {
   const machine = { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.version };
-  const runs = await onEachEngine('scale', runEngine);
+  const runs = await onEachEngine(`scale${ROWS}`, runEngine, KEEP);
   const text = markdown(runs, machine);
   const results = path.join(ROOT, 'bench/results');
   fs.writeFileSync(
     path.join(results, `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
     JSON.stringify({ machine, rows: ROWS, runs }, null, 2),
   );
-  if (ROWS === 1_000_000) fs.writeFileSync(path.join(results, 'scale-latest.md'), text);
+  if (ROWS === 1_000_000 && !process.env.SCALE_SHAPES) fs.writeFileSync(path.join(results, 'scale-latest.md'), text);
   console.log(text);
 }
 

@@ -28,11 +28,15 @@ function freePort() {
   });
 }
 
-/** `durable: false` turns off fsync, for throwaway test data. */
-export async function startPostgres({ durable = false } = {}) {
+/**
+ * `durable: false` turns off fsync, for throwaway test data. `keep`: a folder whose cluster is used again if it
+ * holds one (made there if not) and left in place at the stop, for a benchmark's seed kept across runs.
+ */
+export async function startPostgres({ durable = false, keep = undefined } = {}) {
   const initdb = findBinary('initdb');
   const pgCtl = findBinary('pg_ctl');
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'bms-pg-'));
+  const directory = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bms-pg-'));
+  fs.mkdirSync(directory, { recursive: true });
   const asUser = [];
   if (process.getuid?.() === 0) {
     try {
@@ -48,7 +52,8 @@ export async function startPostgres({ durable = false } = {}) {
       ? execFileSync(asUser[0], [...asUser.slice(1), command, ...args], { stdio: 'pipe' })
       : execFileSync(command, args, { stdio: 'pipe' });
   const data = path.join(directory, 'data');
-  run(initdb, ['-D', data, '-U', 'bms', '-A', 'trust', '-E', 'UTF8', '--no-locale']);
+  if (!fs.existsSync(path.join(data, 'PG_VERSION')))
+    run(initdb, ['-D', data, '-U', 'bms', '-A', 'trust', '-E', 'UTF8', '--no-locale']);
   const port = await freePort();
   const unsafe = durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
   const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=300${unsafe}`;
@@ -57,9 +62,10 @@ export async function startPostgres({ durable = false } = {}) {
     url: `postgres://bms@127.0.0.1:${port}/postgres`,
     stop() {
       try {
-        run(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        // A kept cluster is stopped cleanly (its next start needs no recovery, its statistics are kept).
+        run(pgCtl, ['-D', data, '-m', keep ? 'fast' : 'immediate', '-w', 'stop']);
       } finally {
-        fs.rmSync(directory, { recursive: true, force: true });
+        if (!keep) fs.rmSync(directory, { recursive: true, force: true });
       }
     },
   };

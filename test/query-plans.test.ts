@@ -12,6 +12,7 @@ import {
   clientListPlan,
   listClientsQuery,
   searchCountQuery,
+  searchDecidedQuery,
   type ClientFilters,
 } from '../src/modules/clients/clients.repository.js';
 import { EVENT_SORTS, listEventsPlan } from '../src/modules/events/events.repository.js';
@@ -376,6 +377,31 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
     assert.match(text, /SCAN clients_fts VIRTUAL TABLE INDEX/, text);
     assert.doesNotMatch(text, /\bclients\b(?!_fts)/, text);
     assert.equal(searchCountQuery(context.database.db, { q: 'co' }), undefined, 'a 2-character q has no trigram');
+  });
+});
+
+describe(`a search's count and what it decides, in one statement, on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
+  test("PostgreSQL: the count of each word, then the search (500 or fewer) or the walk's bound (more), each behind a one-time filter on the count", async () => {
+    const { db } = context.database;
+    const page = pageRequest<ClientRow>({ limit: 25 }, CLIENT_SORTS);
+    const query = searchDecidedQuery(db, accountId, { q: 'Gardens, Cooper' }, page);
+    if (!onPostgres) {
+      assert.equal(query, undefined, 'SQLite runs its statements in the process: the count alone, as before');
+      return;
+    }
+    const text = await plan({ compile: () => query!.compile(db) });
+    // The count as on its own: each word one LIMITed read of the trigram index, never the phrase.
+    assert.match(text, /CTE hits[\s\S]*Limit[\s\S]*Bitmap Index Scan on clients_search_trgm_idx/, text);
+    assert.match(text, /'%gardens%'/, text);
+    assert.match(text, /'%cooper%'/, text);
+    // The bound and the search each read only when the count asks for it, neither before the count is known.
+    assert.match(
+      text,
+      /One-Time Filter: \(\$\d+ > 500\)[\s\S]*Index (Only )?Scan Backward using clients_account_created_at_idx/,
+      text,
+    );
+    assert.match(text, /One-Time Filter: \(\$\d+ <= 500\)[\s\S]*Bitmap Index Scan on clients_search_trgm_idx/, text);
+    assert.doesNotMatch(text, /Seq Scan on clients/, text);
   });
 });
 

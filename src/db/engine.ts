@@ -72,6 +72,23 @@ export function keepsDerivedColumns(db: Executor): boolean {
 }
 
 /**
+ * Whether each statement is a round trip to a server (PostgreSQL): reads where one decides the next are then
+ * better asked as one statement. SQLite's statements run in the process.
+ */
+export function statementsAreRoundTrips(db: Executor): boolean {
+  return dialectOf(db) === 'postgres';
+}
+
+/**
+ * `query` sent so that PostgreSQL plans it for its values each time, never kept prepared (db/postgres/postgres.ts
+ * keeps a statement prepared only when its text begins with its verb): for a statement whose text holds literals
+ * that differ from one call to the next, which would otherwise be kept prepared once per text and connection.
+ */
+export function plannedEachTime<T>(query: RawBuilder<T>): RawBuilder<T> {
+  return sql<T>`/* planned each time */ ${query}`;
+}
+
+/**
  * Whether `db` is a database itself (not a transaction) whose reads see committed rows only and whose rows
  * carry the version kept by trigger (SQLite's read connection): a record remembered with a row's version is
  * the row as it stands while the version read is the same. False on PostgreSQL and in a transaction.

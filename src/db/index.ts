@@ -11,10 +11,12 @@ export {
   jsonText,
   keepsDerivedColumns,
   oneLargeWriteAtATime,
+  plannedEachTime,
   orderedJsonArray,
   readsCommittedVersions,
   readsHoldTheLoop,
   readsTogether,
+  statementsAreRoundTrips,
   survivingFailure,
   textSearch,
 } from './engine.js';
@@ -40,6 +42,7 @@ export {
   type PageQuery,
   type PageRequest,
   type SortFields,
+  type SortKey,
 } from './keyset.js';
 export {
   compare,

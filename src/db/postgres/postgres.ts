@@ -65,7 +65,10 @@ export function isoOfUtcTimestamp(value: string): string | undefined {
   return `${value.slice(0, 10)}T${value.slice(11, 19)}.${milliseconds}Z`;
 }
 
-/** Statements worth keeping prepared: queries and changes of rows, never DDL or several statements in one. */
+/**
+ * Statements worth keeping prepared: queries and changes of rows, never DDL or several statements in one, nor
+ * one that begins with a comment (plannedEachTime, db/engine.ts).
+ */
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
 /** Prepared statements per connection at most; beyond, a query is parsed each time as before. */
 const MAX_PREPARED = 2000;

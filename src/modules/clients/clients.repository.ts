@@ -1,5 +1,5 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type InferResult, type Kysely, type SqlBool } from 'kysely';
 import {
   applyPage,
   type Condition,
@@ -14,12 +14,15 @@ import {
   lockRows,
   normalizeInstant,
   type PageRequest,
+  plannedEachTime,
   prepared,
   preparedInsert,
   preparedInsertRows,
   runList,
   type SortFields,
+  type SortKey,
   sortKeyOf,
+  statementsAreRoundTrips,
   timeBoundConditions,
   textSearch,
   type TimeBounds,
@@ -395,10 +398,52 @@ async function searchClients(
   // Not a page from the nearest rows. The index counts what the search would read (SQLite: the term's
   // matches; PostgreSQL: the rows holding its rarest word): a few are read and sorted at once; more are
   // walked as the other lists do, a window per page, the page resuming after the window.
+  const decided = searchDecidedQuery(db, accountId, filters, page);
+  if (decided) {
+    const found = (await decided.execute(db)).rows;
+    const { count, bound_value, bound_id } = found[0]!;
+    if (count > WALK_LIMIT)
+      return { rows, resumeAfter: bound_id === null ? undefined : { value: bound_value!, id: bound_id } };
+    return {
+      rows: found.flatMap(({ count: _, bound_value: __, bound_id: ___, ...row }) =>
+        row.id === null ? [] : [row as typeof row & { id: string }],
+      ),
+    };
+  }
   const hits = searchCountQuery(db, filters);
   if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT)
     return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   return { rows, resumeAfter: await window.bound.executeTakeFirst() };
+}
+
+/**
+ * Where each statement is a round trip (PostgreSQL), a search's count (searchCountQuery) and in the same
+ * statement what it decides: WALK_LIMIT or fewer, the search's rows read whole and sorted (listClientsQuery);
+ * more, the window's bound, where the walk resumes. Each part is read only when the count asks for it (its
+ * condition on the count is a one-time filter), so one round trip does what took two. Its first row carries
+ * the count and the bound; the search's columns are null on the one row of a search not read or that found
+ * none. Undefined where the search has no count, or on SQLite, whose statements run in the process.
+ */
+export function searchDecidedQuery(
+  db: Executor,
+  accountId: string,
+  filters: ClientFilters,
+  page: PageRequest<ClientRow>,
+) {
+  const hits = searchCountQuery(db, filters);
+  const window = searchWindowQuery(db, accountId, filters, page);
+  if (!hits || !window || !statementsAreRoundTrips(db)) return undefined;
+  const search = listClientsQuery(db, accountId, filters, page);
+  const counted = (operator: '<=' | '>') => sql`(select count from hits) ${sql.raw(operator)} ${sql.lit(WALK_LIMIT)}`;
+  // A search row's columns, null (the id too) on the one row of a search not read or that found none.
+  type Row = Omit<InferResult<typeof search>[number], 'id'> & { id: string | null };
+  // Its count's words are literals (searchCountQuery), so its text is the phrase's own: planned each time, for
+  // those words, and never kept prepared once per phrase.
+  return plannedEachTime(
+    sql<
+      Row & { count: number; bound_value: SortKey['value'] | null; bound_id: string | null }
+    >`with hits as materialized (${hits as unknown as typeof search}) select hits.count, bound.value as bound_value, bound.id as bound_id, matched.* from hits left join (select * from (${window.bound}) bound where ${counted('>')}) bound on true left join (select * from (${search}) matched where ${counted('<=')}) matched on true`,
+  );
 }
 
 /** The plan of a list without `q` or `email`: the time bounds, as every other list has them, and `external_id`. */
