@@ -15,6 +15,8 @@ import { renderHtml, renderText, subjectOf, type MailSnapshot } from '../mail/do
 import { completeMessage, claimNextMessage } from '../mail/outbox.repository.js';
 import type { MailTransport, OutgoingMail } from '../mail/transports.js';
 
+/** Tries to mark a sent message delivered before the step fails (its claim then expires as a crash's would). */
+const MARK_TRIES = 6;
 /** How many recently served accounts the claim puts behind the others (a bounded list of parameters). */
 const RECENT_ACCOUNTS = 32;
 
@@ -78,7 +80,6 @@ export class OutboxWorker {
     );
   }
 
-  /** Records an attempt's outcome and what goes with it, in one transaction. */
   /**
    * The message's files: the PDF, and the client's e-invoice beside it (ubl, cii) or instead of it (facturx,
    * which is that PDF with the CII embedded), as the invoice answers them now (its frozen files once sent).
@@ -108,6 +109,7 @@ export class OutboxWorker {
     return [await pdf(), { filename: file.filename, content: file.bytes, contentType: file.contentType }];
   }
 
+  /** Records an attempt's outcome and what goes with it, in one transaction. */
   private async finish(message: OutboxMessageRow, changes: Partial<OutboxMessageRow>): Promise<void> {
     await this.database.db.transaction().execute(async (trx) => {
       const finished = await completeMessage(trx, message.id, this.id, changes);
@@ -164,18 +166,24 @@ export class OutboxWorker {
       const snapshot = fromJson<MailSnapshot>(message.snapshot);
       const attachments = await this.attachmentsOf(message, snapshot);
       await this.transport.send(composeMail(message, snapshot, attachments, this.options.fromAddress));
-      const finished = this.clock.now().toISOString();
-      await this.finish(message, {
-        status: 'delivered',
-        attempts,
-        delivered_at: finished,
-        last_error: null,
-        updated_at: finished,
-      });
-      this.log.info({ outboxId: message.id, documentId: message.document_id, attempts }, 'outbox: delivered');
     } catch (error) {
       await this.recordFailure(message, attempts, error);
+      return true;
     }
+    // Sent: a failure to record it from here on (the database locked a while by another process's writes) is
+    // not the delivery's, and must not make it pending again, to be sent twice. The mark is tried again.
+    const finished = this.clock.now().toISOString();
+    const delivered = { status: 'delivered', attempts, delivered_at: finished, last_error: null, updated_at: finished };
+    for (let tried = 1; ; tried++) {
+      try {
+        await this.finish(message, delivered);
+        break;
+      } catch (error) {
+        if (tried >= MARK_TRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** tried));
+      }
+    }
+    this.log.info({ outboxId: message.id, documentId: message.document_id, attempts }, 'outbox: delivered');
     return true;
   }
 
