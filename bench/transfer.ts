@@ -1,13 +1,15 @@
 // Moving many things at once (contract §26), through a production-configured server:
 // 1. Creating clients by a CSV import of TRANSFER_CLIENTS rows, and by change sets of 50, against one-by-one POSTs
 //    (a tenth as many), in the same run: the target is an import ≥ 5× the one-by-one rate. The import's time runs
-//    from its create to its end (`completed`), as a user waits for it. Meanwhile another account makes clients one
-//    by one: their POSTs' p50 and longest time show whether the import's validation and batches hold the writer
-//    for long (validation checks 100 rows a transaction, running commits 500: a POST waits at most for one).
+//    from its create to its end (`completed`), as a user waits for it; the server does nothing else meanwhile, as
+//    during the one-by-one POSTs. A second import of as many rows follows while another account makes clients one
+//    by one: its rate, and their POSTs' p50 and longest time, show whether the import's validation and batches
+//    hold the writer for long (validation checks 100 rows a transaction, running commits 500: a POST waits at most
+//    for one) and how the two share the machine.
 // 2. The change feed: its page at TRANSFER_CHANGES positioned changes (rows written directly) against its first
 //    page (target ≤ 2×), both with 100 entries.
 // 3. Exporting every client of the account as CSV, read as a stream: the server's RSS growth over the export
-//    (target ≤ 64 MB at 1,000,000 clients). What step 1 made (2.1 × TRANSFER_CLIENTS) is first topped up to
+//    (target ≤ 64 MB at 1,000,000 clients). What step 1 made (3.1 × TRANSFER_CLIENTS) is first topped up to
 //    TRANSFER_EXPORT_CLIENTS by rows written directly (copies of a client the API made).
 // `npm run bench:transfer`; TRANSFER_CLIENTS (default 50,000), TRANSFER_EXPORT_CLIENTS (1,000,000),
 // TRANSFER_CHANGES (1,000,000), TRANSFER_REQUESTS (20), SCALE_ENGINE (sqlite | postgres); TRANSFER_ONLY (import |
@@ -54,9 +56,12 @@ async function createRates(base: string, key: string, otherKey: string, pid: num
   }
   const sets = CLIENTS / ((performance.now() - setStarted) / 1000);
   const importCpuStarted = cpuMs(pid);
-  const { perSecond: imported, otherAccount, validatingSeconds, seconds } = await importRate(base, key, otherKey);
-  // The server's CPU a client, the other account's POSTs meanwhile included.
+  const { perSecond: imported, validatingSeconds, seconds } = await importRate(base, key, 'ALONE');
   const importCpuMs = (cpuMs(pid) - importCpuStarted) / CLIENTS;
+  const sharedCpuStarted = cpuMs(pid);
+  const shared = await importRate(base, key, 'BENCH', otherKey);
+  // The server's CPU a client, the other account's POSTs meanwhile included.
+  const sharedCpuMs = (cpuMs(pid) - sharedCpuStarted) / CLIENTS;
   return {
     oneByOnePerSecond: round(oneByOne, 1),
     oneByOneCpuMsPerClient: round(oneByOneCpuMs, 3),
@@ -67,24 +72,32 @@ async function createRates(base: string, key: string, otherKey: string, pid: num
     importCpuMsPerClient: round(importCpuMs, 3),
     importSeconds: seconds,
     importValidatingSeconds: validatingSeconds,
-    otherAccountDuringImport: otherAccount,
+    withOtherAccount: {
+      importPerSecond: round(shared.perSecond, 1),
+      importRatio: round(shared.perSecond / oneByOne),
+      importCpuMsPerClient: round(sharedCpuMs, 3),
+      importSeconds: shared.seconds,
+      importValidatingSeconds: shared.validatingSeconds,
+      otherAccountPosts: shared.otherAccount,
+    },
   };
 }
 
 /**
- * Clients a second through one CSV import of CLIENTS rows (each with an external_id), to its end; and the times of
- * another account's client POSTs, one after another, while it ran (in its validating pass and in its running one).
+ * Clients a second through one CSV import of CLIENTS rows (each with an external_id starting with `prefix`), to its
+ * end; with `otherKey`, the times of that account's client POSTs, one after another, while it ran (in its
+ * validating pass and in its running one).
  */
-async function importRate(base: string, key: string, otherKey: string) {
-  const csv = clientsCsv(CLIENTS);
-  let importing = true;
+async function importRate(base: string, key: string, prefix: string, otherKey?: string) {
+  const csv = clientsCsv(CLIENTS, prefix);
+  let importing = otherKey !== undefined;
   let validating = true;
   const otherTimes: { validating: number[]; running: number[] } = { validating: [], running: [] };
   const other = (async () => {
     while (importing) {
       const postStarted = performance.now();
       const during = validating;
-      await api(base, otherKey, 'POST', '/v1/clients', { name: 'Meanwhile' });
+      await api(base, otherKey as string, 'POST', '/v1/clients', { name: 'Meanwhile' });
       (during ? otherTimes.validating : otherTimes.running).push(performance.now() - postStarted);
     }
   })();

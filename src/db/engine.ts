@@ -88,6 +88,44 @@ export function plannedEachTime<T>(query: RawBuilder<T>): RawBuilder<T> {
   return sql<T>`/* planned each time */ ${query}`;
 }
 
+/** A row found by `rowsHoldingAny`: its id and its value of the column. */
+type Held = { id: string; value: string };
+
+/**
+ * The account's rows of `table` whose `column` (text, under a unique index led by `account_id` and `column`) holds
+ * one of `values`: their ids and values. On PostgreSQL one index probe a value, by a lateral join over the values
+ * as one array whose `limit 1` (the index is unique) keeps the planner from making it a join: a `column in (…)`
+ * list, or a join, is planned when the statistics were taken before the column held values (an import's first
+ * minute) as a walk of the account's whole index, with the list as a filter (each row compared with every value:
+ * 180 ms for 500 external ids among 20,000, against 0.5 ms probed) or hashed. SQLite searches the index once a
+ * value for an `in` list.
+ */
+export async function rowsHoldingAny(
+  db: Executor,
+  table: string,
+  accountId: string,
+  column: string,
+  values: readonly string[],
+): Promise<Held[]> {
+  return (await rowsHoldingAnyQuery(db, table, accountId, column, values).execute(db)).rows;
+}
+
+/** `rowsHoldingAny`'s statement (for its query-plan test). */
+export function rowsHoldingAnyQuery(
+  db: Executor,
+  table: string,
+  accountId: string,
+  column: string,
+  values: readonly string[],
+): RawBuilder<Held> {
+  return dialectOf(db) === 'postgres'
+    ? sql<Held>`select held.id, held.value from unnest(cast(${[...values]} as text[])) as wanted (value)
+          cross join lateral (select id, ${sql.ref(column)} as value from ${sql.table(table)}
+            where account_id = ${accountId} and ${sql.ref(column)} = wanted.value limit 1) as held`
+    : sql<Held>`select id, ${sql.ref(column)} as value from ${sql.table(table)}
+          where account_id = ${accountId} and ${sql.ref(column)} in (${sql.join([...values])})`;
+}
+
 /**
  * Whether `db` is a database itself (not a transaction) whose reads see committed rows only and whose rows
  * carry the version kept by trigger (SQLite's read connection): a record remembered with a row's version is

@@ -16,6 +16,8 @@ export {
   readsCommittedVersions,
   readsHoldTheLoop,
   readsTogether,
+  rowsHoldingAny,
+  rowsHoldingAnyQuery,
   statementsAreRoundTrips,
   survivingFailure,
   textSearch,

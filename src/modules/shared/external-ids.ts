@@ -2,7 +2,7 @@
 // unique index of each table. A second object with the same one is a 409 CONFLICT naming the holder, also
 // when two requests race (the index refuses the later insert; its id is then looked up and named).
 import { AppError } from '../../core/errors.js';
-import { type Executor, survivingFailure } from '../../db/index.js';
+import { type Executor, rowsHoldingAny, survivingFailure } from '../../db/index.js';
 import type { Context } from '../../kernel/context.js';
 
 /** The tables whose rows carry an external_id, and what to call their rows. */
@@ -55,11 +55,8 @@ export async function findExternalIdHolders(
 ): Promise<Map<string, string>> {
   const holders = new Map<string, string>();
   if (externalIds.length === 0) return holders;
-  const rows = await rowsOf(db, table, accountId)
-    .select(['id', 'external_id'])
-    .where('external_id', 'in', [...new Set(externalIds)])
-    .execute();
-  for (const row of rows) if (row.external_id !== null) holders.set(row.external_id, row.id);
+  const rows = await rowsHoldingAny(db, table, accountId, 'external_id', [...new Set(externalIds)]);
+  for (const row of rows) holders.set(row.value, row.id);
   return holders;
 }
 
