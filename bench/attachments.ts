@@ -6,9 +6,24 @@
 //    the other tenant's GET p99 during the uploads against before them (target ≤ 2×). The uploads are sent by a
 //    child process, so that the GETs are timed by an event loop that sends nothing else.
 // `npm run bench:attachments`; ATTACHMENTS_MIB (a fraction for a quick run: 0.5), ATTACHMENTS_CONCURRENT,
-// ATTACHMENTS_GETS (200), SCALE_ENGINE. At 25 MiB the file is exactly ATTACHMENT_MAX_BYTES, the largest allowed;
-// the server's REQUEST_TIMEOUT_MS is raised to 10 minutes, as an operator taking large files over slow links
-// would, so that 20 uploads of 25 MiB on one busy machine are measured rather than cut off at 30 s (408).
+// ATTACHMENTS_GETS (200), ATTACHMENTS_ROUNDS (3), SCALE_ENGINE. At 25 MiB the file is exactly ATTACHMENT_MAX_BYTES,
+// the largest allowed; the server's REQUEST_TIMEOUT_MS is raised to 10 minutes, as an operator taking large files
+// over slow links would, so that 20 uploads of 25 MiB on one busy machine are measured rather than cut off at 30 s.
+//
+// What is compared (bench/README.md, "Uploads: like with like"):
+// - The first upload (`upload`, kept as it was measured before) is the route's first request after start: it
+//   includes what a server does once (the answer's serializer compiled, first uses) and is sent by a Node client
+//   (`http.request` fed by `fs.createReadStream`) that on this 2-core machine used more CPU (≈ 150–280 ms per
+//   25 MiB) than the server did (≈ 130–200 ms), beside it. Its `cp` is followed by `sync` of the whole machine,
+//   which writes whatever else is dirty (other sessions' files) too.
+// - `warm`: ATTACHMENTS_ROUNDS more uploads, each of other bytes (so that each is stored and fsynced, none a
+//   duplicate), to the route already answered once, each beside `cp` of its file followed by `sync FILE FOLDER`
+//   (an fsync of the copy and of its folder: what the upload does before its 201, nothing else). Each round's
+//   upload is sent by the Node client and then by curl (when installed: ≈ 50 ms of CPU per 25 MiB), and the
+//   ratios are the medians of the rounds, against the fsynced `cp` (the fair peer) and against `cp` alone (the
+//   stricter reading).
+// - The concurrent uploads are sent by the Node client (as before) and then by curl: the uploads' own sender runs
+//   on the same two cores as the server and the GETs, and a production server's uploaders do not.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -21,6 +36,10 @@ import { api, prepare, procMemoryMb, startBms, stop, onEachEngine, work } from '
 const MIB = Number(process.env.ATTACHMENTS_MIB ?? 25);
 const CONCURRENT = Number(process.env.ATTACHMENTS_CONCURRENT ?? 20);
 const GETS = Number(process.env.ATTACHMENTS_GETS ?? 200);
+const ROUNDS = Number(process.env.ATTACHMENTS_ROUNDS ?? 3);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+/** curl, when installed: the leaner sender. */
+const CURL = spawnSync('curl', ['--version']).status === 0;
 const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
 const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.99)] ?? 0;
 
@@ -84,6 +103,51 @@ function upload(base: string, key: string, parentId: string, file: string): Prom
   });
 }
 
+/** The same upload sent by curl (streamed from the file, `-T`), in a process of its own; resolves with the status. */
+function curlUpload(base: string, key: string, parentId: string, file: string): Promise<number> {
+  const url = `${base}/v1/attachments?parent_type=client&parent_id=${parentId}&filename=big.csv`;
+  const child = spawn(
+    'curl',
+    [
+      '-s',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      '-X',
+      'POST',
+      '-H',
+      `authorization: Bearer ${key}`,
+      '-H',
+      'content-type: text/csv',
+      '-H',
+      'expect:',
+      '-T',
+      file,
+      url,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let answered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    answered += chunk;
+  });
+  return once(child, 'close').then(() => Number(answered));
+}
+
+/** The file's first bytes made `round`'s own (the rest unchanged): another key, so stored and fsynced anew. */
+function markFile(file: string, round: number): void {
+  const handle = fs.openSync(file, 'r+');
+  fs.writeSync(handle, Buffer.from(`r${String(round).padStart(6, '0')},`, 'utf8'), 0, 8, 0);
+  fs.closeSync(handle);
+}
+
+const seconds = async (task: () => Promise<unknown> | unknown) => {
+  const started = performance.now();
+  await task();
+  return (performance.now() - started) / 1000;
+};
+
 async function runEngine(engine: string, env: Record<string, string>) {
   const directory = fs.mkdtempSync(path.join(work, 'attachments-'));
   const serverEnv = { ...env, ATTACHMENTS_DIR: directory, REQUEST_TIMEOUT_MS: '600000' };
@@ -116,6 +180,34 @@ async function runEngine(engine: string, env: Record<string, string>) {
   const rssGrowth = Math.max(rssPeak, procMemoryMb(pid, 'VmRSS')) - rssBefore;
   if (status !== 201) throw new Error(`the upload answered ${status}`);
 
+  // 1b. Warm uploads, each of its own bytes, against `cp` with the fsyncs the upload makes (and against `cp` alone).
+  const warm: Array<{ cp: number; cpSynced: number; node: number; curl: number | undefined; cpu: number }> = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    markFile(file, round);
+    fs.rmSync(copy, { force: true });
+    const cp = await seconds(() => spawnSync('cp', [file, copy]));
+    const cpSynced = cp + (await seconds(() => spawnSync('sync', [copy, path.dirname(copy)])));
+    const cpuStarted = serverCpuMs(pid).process;
+    let answered = 0;
+    const node = await seconds(async () => {
+      answered = await upload(server.url, seeded.key, parent.json.data.id, file);
+    });
+    const cpu = serverCpuMs(pid).process - cpuStarted;
+    if (answered !== 201) throw new Error(`a warm upload answered ${answered}`);
+    let curl: number | undefined;
+    if (CURL) {
+      markFile(file, ROUNDS + round);
+      curl = await seconds(async () => {
+        answered = await curlUpload(server.url, seeded.key, parent.json.data.id, file);
+      });
+      if (answered !== 201) throw new Error(`curl's upload answered ${answered}`);
+    }
+    warm.push({ cp, cpSynced, node, curl, cpu });
+  }
+  markFile(file, 0);
+  const of = (key: 'cp' | 'cpSynced' | 'node' | 'curl' | 'cpu') => median(warm.map((round) => round[key] ?? 0));
+  const sender = CURL ? of('curl') : of('node');
+
   // 2. Another tenant's GET p99, alone and during CONCURRENT uploads.
   const gets = async () => {
     const times: number[] = [];
@@ -126,27 +218,49 @@ async function runEngine(engine: string, env: Record<string, string>) {
     }
     return times;
   };
-  const alone = p99(await gets());
   // The uploads are sent by a process of their own: sent from this one, their 20 streams would share the event
   // loop that times the GETs, and each GET's answer would wait behind this process's own writes.
-  const uploader = spawn(
-    process.execPath,
-    [...process.execArgv, fileURLToPath(import.meta.url), 'uploads', server.url, seeded.key, parent.json.data.id, file],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let answered = '';
-  uploader.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    answered += chunk;
-  });
-  const uploads = once(uploader, 'close').then(() => JSON.parse(answered.split('\n')[1] as string) as number[]);
-  // The GETs begin when the uploads are under way: the uploader says when it has begun them.
-  while (!answered.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 10));
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  const during = p99(await gets());
-  const statuses = await uploads;
-  const cpuConcurrent = serverCpuMs(pid);
+  const concurrently = async (sender: 'node' | 'curl') => {
+    const alone = p99(await gets());
+    const cpuStarted = serverCpuMs(pid);
+    const uploader = spawn(
+      process.execPath,
+      [
+        ...process.execArgv,
+        fileURLToPath(import.meta.url),
+        'uploads',
+        sender,
+        server.url,
+        seeded.key,
+        parent.json.data.id,
+        file,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let answered = '';
+    uploader.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      answered += chunk;
+    });
+    const uploads = once(uploader, 'close').then(() => JSON.parse(answered.split('\n')[1] as string) as number[]);
+    // The GETs begin when the uploads are under way: the uploader says when it has begun them.
+    while (!answered.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const during = p99(await gets());
+    const statuses = await uploads;
+    const cpuEnded = serverCpuMs(pid);
+    if (statuses.some((status) => status !== 201)) throw new Error(`the uploads answered ${statuses.join(', ')}`);
+    return {
+      // The concurrent uploads' server CPU per upload (the other tenant's GETs included, a small part).
+      cpuMsPerUpload: {
+        server: round((cpuEnded.process - cpuStarted.process) / CONCURRENT, 1),
+        eventLoop: round((cpuEnded.loop - cpuStarted.loop) / CONCURRENT, 1),
+      },
+      otherTenantGetP99: { aloneMs: round(alone), duringUploadsMs: round(during), ratio: round(during / alone) },
+    };
+  };
+  const byNode = await concurrently('node');
+  const byCurl = CURL ? await concurrently('curl') : undefined;
   await stop(server.process);
-  if (statuses.some((answered) => answered !== 201)) throw new Error(`the uploads answered ${statuses.join(', ')}`);
   const result = {
     engine,
     mib: MIB,
@@ -158,23 +272,35 @@ async function runEngine(engine: string, env: Record<string, string>) {
       serverCpuMs: cpuAfter.process - cpuBefore.process,
       eventLoopCpuMs: cpuAfter.loop - cpuBefore.loop,
     },
-    // The concurrent uploads' server CPU per upload (the other tenant's GETs included, a small part).
-    concurrentCpuMsPerUpload: {
-      server: round((cpuConcurrent.process - cpuAfter.process) / CONCURRENT, 1),
-      eventLoop: round((cpuConcurrent.loop - cpuAfter.loop) / CONCURRENT, 1),
+    // Medians of ROUNDS warm uploads (the route answered once already), each of its own bytes.
+    warm: {
+      rounds: ROUNDS,
+      cpSeconds: round(of('cp'), 3),
+      cpFsyncedSeconds: round(of('cpSynced'), 3),
+      nodeSeconds: round(of('node'), 3),
+      curlSeconds: CURL ? round(of('curl'), 3) : undefined,
+      serverCpuMs: of('cpu'),
+      // The target's reading: the upload (curl's when installed) against the fsynced `cp`; then against `cp` alone.
+      throughputVsCpFsynced: round(of('cpSynced') / sender),
+      throughputVsCpAlone: round(of('cp') / sender),
+      nodeThroughputVsCpFsynced: round(of('cpSynced') / of('node')),
     },
-    otherTenantGetP99: { aloneMs: round(alone), duringUploadsMs: round(during), ratio: round(during / alone) },
     concurrent: CONCURRENT,
+    // Sent by the Node client (as before: its figures are the old ones) and by curl.
+    concurrentCpuMsPerUpload: byNode.cpuMsPerUpload,
+    otherTenantGetP99: byNode.otherTenantGetP99,
+    byCurl,
   };
   console.log(JSON.stringify(result));
   for (const made of [directory, copy, file]) fs.rmSync(made, { recursive: true, force: true });
   return result;
 }
 
-/** The uploader's process: CONCURRENT uploads at once, their statuses printed as JSON. */
-async function uploadMany([base, key, parentId, file]: string[]) {
+/** The uploader's process: CONCURRENT uploads at once, sent by `sender`, their statuses printed as JSON. */
+async function uploadMany([sender, base, key, parentId, file]: string[]) {
+  const send = sender === 'curl' ? curlUpload : upload;
   const uploads = Promise.all(
-    Array.from({ length: CONCURRENT }, () => upload(base as string, key as string, parentId as string, file as string)),
+    Array.from({ length: CONCURRENT }, () => send(base as string, key as string, parentId as string, file as string)),
   );
   process.stdout.write('begun\n');
   process.stdout.write(JSON.stringify(await uploads));

@@ -1,6 +1,6 @@
 // The face of the attachments module: what other modules, the workers and the composition may use. The rest is private.
 import type { AttachmentsConfig } from '../../config.js';
-import { intakeThread } from './intake-thread.js';
+import { startIntakeThreads } from './intake-thread.js';
 import { S3Store } from './s3-store.js';
 import { type AttachmentStore, LocalStore } from './store.js';
 
@@ -30,11 +30,11 @@ export { type AttachmentStore, LocalStore } from './store.js';
 export { S3Store } from './s3-store.js';
 
 /**
- * The store `ATTACHMENTS_STORE` names. The intake's thread is started with it, so that the first upload does not
- * wait for it (nor grow the process by its heap).
+ * The store `ATTACHMENTS_STORE` names. The intake's threads are started with it, so that the first upload does not
+ * wait for one (nor grow the process by its heap).
  */
 export function openAttachmentStore(config: AttachmentsConfig): AttachmentStore {
-  intakeThread();
+  startIntakeThreads();
   if (config.store === 's3' && config.s3) return new S3Store(config.s3, config.directory);
   return new LocalStore(config.directory);
 }

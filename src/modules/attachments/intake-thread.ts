@@ -1,7 +1,10 @@
-// The intake's thread, seen from the event loop (docs/decisions.md, "Attachments: uploads at speed"): one worker
-// thread for all uploads of the process hashes, checks and writes their chunks (intake-worker.ts), so that the
-// event loop only receives them and hands them over. It is started with the store (`openAttachmentStore`), not by
-// the first upload, and keeps the process alive only while an upload uses it.
+// The intake's threads, seen from the event loop (docs/decisions.md, "Attachments: uploads at speed" and "Attachments:
+// a lone upload at full priority"): worker threads hash, check and write uploads' chunks (intake-worker.ts), so that
+// the event loop only receives them and hands them over. Two threads: an upload that starts while no other is under
+// way in the process goes to the `lone` thread, at the process's priority; one that starts beside others goes to
+// the `shared` thread, at niceness 10 above it, so that many uploads take only the CPU the event loop leaves. They
+// are started with the store (`openAttachmentStore`), not by the first upload, and keep the process alive only
+// while an upload uses them.
 import { Worker } from 'node:worker_threads';
 
 export type ToIntake =
@@ -35,7 +38,15 @@ const BATCH_BYTES = 256 * 1024;
 const UNDER_TSX = import.meta.url.endsWith('.ts');
 const WORKER = new URL(UNDER_TSX ? './intake-worker.ts' : './intake-worker.js', import.meta.url);
 
+/** Which thread an upload's chunks go to: `lone` when no other upload was under way as it began. */
+export type IntakePriority = 'lone' | 'shared';
+
+/** Each thread's niceness above the process's (intake-worker.ts lowers its own). */
+const NICE: Record<IntakePriority, number> = { lone: 0, shared: 10 };
+
 interface Pending {
+  /** The thread its chunks go to. */
+  thread: Worker;
   /** Bytes handed over, not yet written. */
   inFlight: number;
   /** Resolves the wait of a stream that handed over WINDOW_BYTES. */
@@ -44,27 +55,43 @@ interface Pending {
   fail: ((error: Error) => void) | undefined;
 }
 
-let worker: Worker | undefined;
+const workers = new Map<IntakePriority, Worker>();
 let nextId = 1;
 const pending = new Map<number, Pending>();
 
-function settleAll(error: Error): void {
-  for (const upload of pending.values()) {
+/** Uploads under way on `thread`. */
+function usersOf(thread: Worker): number {
+  let count = 0;
+  for (const upload of pending.values()) if (upload.thread === thread) count += 1;
+  return count;
+}
+
+function settleAll(thread: Worker, error: Error): void {
+  for (const [id, upload] of pending) {
+    if (upload.thread !== thread) continue;
+    pending.delete(id);
     upload.fail?.(error);
     upload.room?.();
   }
-  pending.clear();
 }
 
-/** The thread, started if it is not running (it is started again after a crash, which fails the uploads under way). */
-export function intakeThread(): Worker {
-  if (worker) return worker;
+/** Both threads, started if they are not running. */
+export function startIntakeThreads(): void {
+  intakeThread('lone');
+  intakeThread('shared');
+}
+
+/** A thread, started if it is not running (it is started again after a crash, which fails its uploads under way). */
+function intakeThread(priority: IntakePriority): Worker {
+  const running = workers.get(priority);
+  if (running) return running;
+  const workerData = { nice: NICE[priority] };
   const started = UNDER_TSX
     ? new Worker(
         `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER.href)}); })`,
-        { eval: true },
+        { eval: true, workerData },
       )
-    : new Worker(WORKER);
+    : new Worker(WORKER, { workerData });
   started.on('message', (message: FromIntake) => {
     const upload = pending.get(message.id);
     if (!upload) return;
@@ -78,28 +105,34 @@ export function intakeThread(): Worker {
     } else upload.settle?.(message);
   });
   const gone = (error: Error) => {
-    if (worker === started) worker = undefined;
-    settleAll(error);
+    if (workers.get(priority) === started) workers.delete(priority);
+    settleAll(started, error);
   };
   started.on('error', gone);
   started.on('exit', (code) => gone(new Error(`the intake thread stopped (${code})`)));
   // After the listeners: adding one refs the thread again.
   started.unref();
-  worker = started;
+  workers.set(priority, started);
   return started;
 }
 
 /** One upload's bytes through the thread, written to the open file `fd`; `text` checks them as declared text. */
 export class ThreadIntake {
   private readonly id = nextId++;
-  private readonly upload: Pending = { inFlight: 0, room: undefined, settle: undefined, fail: undefined };
-  private readonly thread = intakeThread();
+  private readonly thread = intakeThread(pending.size === 0 ? 'lone' : 'shared');
+  private readonly upload: Pending = {
+    thread: this.thread,
+    inFlight: 0,
+    room: undefined,
+    settle: undefined,
+    fail: undefined,
+  };
   private error: Error | undefined;
   private batch: Uint8Array[] = [];
   private batchBytes = 0;
 
   constructor(fd: number, text: boolean) {
-    if (pending.size === 0) this.thread.ref();
+    if (usersOf(this.thread) === 0) this.thread.ref();
     pending.set(this.id, this.upload);
     this.upload.fail = (error) => {
       this.error = error;
@@ -168,7 +201,7 @@ export class ThreadIntake {
       this.upload.fail = reject;
       this.upload.settle = (answered) => {
         pending.delete(this.id);
-        if (pending.size === 0) this.thread.unref();
+        if (usersOf(this.thread) === 0) this.thread.unref();
         resolve(answered);
       };
       this.send(message);

@@ -3,7 +3,7 @@
 // Messages of an upload are handled in the order sent, so its writes are too.
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '../../mail/thread-priority.js';
 import type { FromIntake, ToIntake } from './intake-thread.js';
 import { TextCheck } from './text-check.js';
@@ -19,12 +19,10 @@ interface Upload {
   failed: string | undefined;
 }
 
-/**
- * This thread's niceness above the process's: on a busy machine the event loop (other tenants' requests) runs
- * first, and uploads take the CPU left, as the PDF pool's threads do (PDF_THREAD_NICE).
- */
-const NICE = 10;
-lowerThreadPriority(NICE);
+// This thread's niceness above the process's (intake-thread.ts's NICE): the thread of uploads beside others runs at
+// 10, so that on a busy machine the event loop (other tenants' requests) runs first and those uploads take the CPU
+// left, as the PDF pool's threads do (PDF_THREAD_NICE); the lone upload's thread at the process's own.
+lowerThreadPriority((workerData as { nice: number } | undefined)?.nice ?? 10);
 
 const uploads = new Map<number, Upload>();
 let uncollected = 0;
