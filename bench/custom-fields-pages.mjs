@@ -1,8 +1,8 @@
 // What a create's custom field value rows cost SQLite in pages and CPU: on a copy of the custom fields benchmark's
 // seeded database (`node bench/custom-fields-pages.mjs FILE [creates] [variants]`), the value rows of `creates` new
 // clients (the benchmark's ten values each: eleven rows), each client's rows one transaction as a create writes
-// them (synchronous FULL: one sync a commit), the write-ahead log checkpointed by hand every 50 commits and measured
-// before: its growth is the pages the commits wrote, by the value table and its indexes alone. CPU is the process's
+// them (synchronous FULL: one sync a commit), the write-ahead log checkpointed by hand every 50 creates (or batch)
+// and measured before: its growth is the pages the commits wrote, by the value table and its indexes alone. CPU is the process's
 // (user and system) a create, the checkpoints included. `variants` (comma-separated, all by default): `schema` (as
 // it is, then each index of the table dropped in turn, then the table alone), `rows` (eleven one-row INSERTs
 // instead of one), `rowid` (the table WITHOUT ROWID, keyed by (account, object, field, ordinal), against the same
@@ -79,10 +79,12 @@ function measure(label, prepare, { ordinal = false, oneRow = false, batch = 1 } 
     return inserts.get(rows);
   };
   const wal = `${copy}-wal`;
-  const every = batch > 1 ? 500 : 50;
+  // Checkpointed after every 50 creates, or every batch; `creates` rounded up to a whole number of those.
+  const every = batch === 1 ? 50 : batch;
+  const creates = Math.ceil(CREATES / every) * every;
   let frames = 0;
   const cpu = process.cpuUsage();
-  for (let index = 0; index < CREATES; index += 1) {
+  for (let index = 0; index < creates; index += 1) {
     const object = uuidv7();
     const rows = rowsOf(1_000_000 + index).map(([key, column, value], place) => [
       account,
@@ -109,9 +111,9 @@ function measure(label, prepare, { ordinal = false, oneRow = false, batch = 1 } 
   const used = process.cpuUsage(cpu);
   db.close();
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${copy}${suffix}`, { force: true });
-  const micros = (value) => Math.round(value / CREATES);
+  const micros = (value) => Math.round(value / creates);
   console.log(
-    `${label}: ${(frames / CREATES).toFixed(1)} pages a create, CPU ${micros(used.user)} user + ${micros(used.system)} system µs`,
+    `${label}: ${(frames / creates).toFixed(1)} pages a create, CPU ${micros(used.user)} user + ${micros(used.system)} system µs`,
   );
 }
 
