@@ -55,13 +55,8 @@ async function createRates(base: string, key: string, otherKey: string, pid: num
     await api(base, key, 'POST', '/v1/change-sets', { operations });
   }
   const sets = CLIENTS / ((performance.now() - setStarted) / 1000);
-  const importCpuStarted = cpuMs(pid);
-  const { perSecond: imported, validatingSeconds, seconds } = await importRate(base, key, 'ALONE');
-  const importCpuMs = (cpuMs(pid) - importCpuStarted) / CLIENTS;
-  const sharedCpuStarted = cpuMs(pid);
-  const shared = await importRate(base, key, 'BENCH', otherKey);
-  // The server's CPU a client, the other account's POSTs meanwhile included.
-  const sharedCpuMs = (cpuMs(pid) - sharedCpuStarted) / CLIENTS;
+  const { perSecond: imported, validatingSeconds, seconds, cpuMsPerClient } = await importRate(base, key, pid, 'ALONE');
+  const shared = await importRate(base, key, pid, 'BENCH', otherKey);
   return {
     oneByOnePerSecond: round(oneByOne, 1),
     oneByOneCpuMsPerClient: round(oneByOneCpuMs, 3),
@@ -69,13 +64,13 @@ async function createRates(base: string, key: string, otherKey: string, pid: num
     ratio: round(sets / oneByOne),
     importPerSecond: round(imported, 1),
     importRatio: round(imported / oneByOne),
-    importCpuMsPerClient: round(importCpuMs, 3),
+    importCpuMsPerClient: round(cpuMsPerClient, 3),
     importSeconds: seconds,
     importValidatingSeconds: validatingSeconds,
     withOtherAccount: {
       importPerSecond: round(shared.perSecond, 1),
       importRatio: round(shared.perSecond / oneByOne),
-      importCpuMsPerClient: round(sharedCpuMs, 3),
+      importCpuMsPerClient: round(shared.cpuMsPerClient, 3),
       importSeconds: shared.seconds,
       importValidatingSeconds: shared.validatingSeconds,
       otherAccountPosts: shared.otherAccount,
@@ -85,19 +80,20 @@ async function createRates(base: string, key: string, otherKey: string, pid: num
 
 /**
  * Clients a second through one CSV import of CLIENTS rows (each with an external_id starting with `prefix`), to its
- * end; with `otherKey`, the times of that account's client POSTs, one after another, while it ran (in its
- * validating pass and in its running one).
+ * end, and the server's (`pid`) CPU a client; with `otherKey`, the times of that account's client POSTs, one after
+ * another, while it ran (in its validating pass and in its running one), their CPU in the server's.
  */
-async function importRate(base: string, key: string, prefix: string, otherKey?: string) {
+async function importRate(base: string, key: string, pid: number, prefix: string, otherKey?: string) {
   const csv = clientsCsv(CLIENTS, prefix);
-  let importing = otherKey !== undefined;
+  const cpuStarted = cpuMs(pid);
+  let importing = true;
   let validating = true;
   const otherTimes: { validating: number[]; running: number[] } = { validating: [], running: [] };
   const other = (async () => {
-    while (importing) {
+    while (importing && otherKey !== undefined) {
       const postStarted = performance.now();
       const during = validating;
-      await api(base, otherKey as string, 'POST', '/v1/clients', { name: 'Meanwhile' });
+      await api(base, otherKey, 'POST', '/v1/clients', { name: 'Meanwhile' });
       (during ? otherTimes.validating : otherTimes.running).push(performance.now() - postStarted);
     }
   })();
@@ -117,6 +113,7 @@ async function importRate(base: string, key: string, prefix: string, otherKey?: 
   };
   return {
     perSecond: CLIENTS / seconds,
+    cpuMsPerClient: (cpuMs(pid) - cpuStarted) / CLIENTS,
     validatingSeconds: round(validatingSeconds),
     seconds: round(seconds),
     otherAccount,
