@@ -257,3 +257,34 @@ export function addMinutes(instant: string, minutes: number): string {
 export function normalizedInstant(value: string): string {
   return answeredMillis(value) === undefined ? instantText(toInstant(value)) : value;
 }
+
+/** The digit at `at` of `text` (a character code less 48). */
+const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
+
+/**
+ * Epoch ms of a stored instant, `YYYY-MM-DDTHH:MM:SS.mmmZ` (how both engines answer `*_at`), at text[from, to)
+ * (the whole text by default), by arithmetic: about three times faster than Date.parse, which availability
+ * runs twice for each of thousands of visits. Epoch milliseconds as digits (db/engine.ts `joinableInstant` on
+ * PostgreSQL) as a number. Anything else, and the years before 100 (which Date.UTC would read as 19xx), through
+ * Date.parse.
+ */
+export function storedInstantMs(text: string, from = 0, to = text.length): number {
+  if (text.charCodeAt(from + 4) !== 45) {
+    const epoch = Number(text.slice(from, to));
+    if (Number.isSafeInteger(epoch)) return epoch;
+  }
+  if (to - from !== 24 || text.charCodeAt(from + 23) !== 90 || text.charCodeAt(from + 10) !== 84)
+    return Date.parse(text.slice(from, to));
+  const year =
+    digit(text, from) * 1000 + digit(text, from + 1) * 100 + digit(text, from + 2) * 10 + digit(text, from + 3);
+  if (year < 100) return Date.parse(text.slice(from, to));
+  return Date.UTC(
+    year,
+    digit(text, from + 5) * 10 + digit(text, from + 6) - 1,
+    digit(text, from + 8) * 10 + digit(text, from + 9),
+    digit(text, from + 11) * 10 + digit(text, from + 12),
+    digit(text, from + 14) * 10 + digit(text, from + 15),
+    digit(text, from + 17) * 10 + digit(text, from + 18),
+    digit(text, from + 20) * 100 + digit(text, from + 21) * 10 + digit(text, from + 22),
+  );
+}

@@ -206,3 +206,25 @@ export function orderedJsonArray(
     ? sql<string>`coalesce((select json_agg(${value} order by ${order}) ${from}), '[]')`
     : sql<string>`(select json_group_array(${value} order by ${order}) ${from})`;
 }
+
+/**
+ * An instant column as text with no space, to join many into one (`joinedText`): on SQLite its stored text,
+ * `YYYY-MM-DDTHH:MM:SS.mmmZ`; on PostgreSQL (whose timestamptz text holds a space) its epoch milliseconds,
+ * truncated as the driver's reading truncates them. `storedInstantMs` (core/time.ts) reads either.
+ */
+export function joinableInstant(db: Executor, column: RawBuilder<unknown>): RawBuilder<string> {
+  return dialectOf(db) === 'postgres'
+    ? sql<string>`cast(cast(floor(extract(epoch from ${column}) * 1000) as bigint) as text)`
+    : sql<string>`${column}`;
+}
+
+/**
+ * The texts of `value` over a group's rows joined by `separator`, in no set order (null for no row): SQLite's
+ * group_concat, PostgreSQL's string_agg. One value for many rows: what a read of thousands of small rows
+ * costs in values made is paid once.
+ */
+export function joinedText(db: Executor, value: RawBuilder<string>, separator: string): RawBuilder<string> {
+  return dialectOf(db) === 'postgres'
+    ? sql<string>`string_agg(${value}, ${sql.lit(separator)})`
+    : sql<string>`group_concat(${value}, ${sql.lit(separator)})`;
+}

@@ -8,6 +8,8 @@ export {
   claimLock,
   failureEndsTransaction,
   inReadSnapshot,
+  joinableInstant,
+  joinedText,
   jsonText,
   keepsDerivedColumns,
   oneLargeWriteAtATime,

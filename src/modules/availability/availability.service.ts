@@ -208,8 +208,9 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
   // The window is read a span at a time, each ending at a local midnight, and reading stops once the page is
   // full: a page costs the commitments of the days it covers, not of the whole window. The first span is as
   // long as the members' weekly hours say the page needs (at least 7 days); the next are as long as the slots
-  // found so far say the page still needs, and a day more (twice as long while none is found): a page that
-  // needs the whole window reads it in two spans, not three or four.
+  // found so far say the page still needs, a quarter and a day more (twice as long while none is found): a page
+  // that needs the whole window reads it in two spans, not three or four. (With a day more only, a month of
+  // 50 busy members read its last day in a third span, which costs a span's reads and projection again.)
   let date = days.dateOf(zone, first);
   let spanDays = firstSpanDays(members, account.hours, { limit, step, duration });
   for (let spanStart = first, daysRead = 0; spanStart < window.to && slots.length <= limit; ) {
@@ -244,7 +245,7 @@ export async function listSlots(ctx: Context, query: AvailabilityInput): Promise
     daysRead += spanDays;
     spanDays = Math.min(
       MAX_WINDOW_DAYS,
-      slots.length === 0 ? spanDays * 2 : Math.ceil(((limit + 1 - slots.length) * daysRead) / slots.length) + 1,
+      slots.length === 0 ? spanDays * 2 : Math.ceil((1.25 * (limit + 1 - slots.length) * daysRead) / slots.length) + 1,
     );
     spanStart = spanEnd;
     date = endDate;
