@@ -229,7 +229,14 @@ test('the kept copy answers what the calendar projects, for windows cut anywhere
       item.assignee_ids.join(),
     ]);
     for (let asked = 0; asked < 2; asked++) {
-      const kept = (await projectedCommitments(ctx, members, { from, to }, 20_000)).map((item) => [
+      // Asked again without places (no travel): the same occurrences, none with a property.
+      const found = await projectedCommitments(ctx, members, { from, to }, { limit: 20_000, places: asked === 0 });
+      if (asked === 1)
+        assert.deepEqual(
+          found.filter((item) => item.property_id !== null),
+          [],
+        );
+      const kept = found.map((item) => [
         item.schedule_id,
         item.occurrence_key,
         new Date(item.start).toISOString(),

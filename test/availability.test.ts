@@ -270,6 +270,27 @@ test('buffer and straight-line travel between two properties: 55.6 km at 30 km/h
     const same = await at(first);
     assert.ok(same.includes('08:50') && !same.includes('08:55'));
     assert.equal(same[same.indexOf('08:50') + 1], '11:10');
+    // A projected occurrence (materialised only through 2030-03-08) at the job's property: the same gaps.
+    const weekly = await api('POST', '/v1/visit-schedules', {
+      job_id: job.body.data.id,
+      recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TH', start_date: '2030-03-07', time: '10:00', timezone: 'UTC' },
+      duration_minutes: 60,
+      horizon_days: 7,
+      template: { assignee_ids: [id] },
+    });
+    assert.equal(weekly.status, 201, weekly.text);
+    const onThursday = async (propertyId: string) =>
+      (
+        await slots(
+          `duration_minutes=60&step_minutes=5&from_date=2030-03-14&to_date=2030-03-14&property_id=${propertyId}&team_member_id=${id}&limit=100`,
+        )
+      ).map((slot) => slot.local_start.slice(11));
+    const projectedAway = await onThursday(second);
+    assert.ok(projectedAway.includes('06:55') && !projectedAway.includes('07:00'));
+    assert.equal(projectedAway[projectedAway.indexOf('06:55') + 1], '13:05');
+    const projectedSame = await onThursday(first);
+    assert.ok(projectedSame.includes('08:50') && !projectedSame.includes('08:55'));
+    assert.equal(projectedSame[projectedSame.indexOf('08:50') + 1], '11:10');
   } finally {
     await api('PUT', '/v1/account', {
       booking: { buffer_minutes: 0, min_notice_minutes: 60, travel: { mode: 'none', speed_kmh: 30 } },

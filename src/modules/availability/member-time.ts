@@ -40,6 +40,8 @@ export interface MemberTime {
   hours: Interval[];
   /** Commitments, each with its own interval (not widened), by start. */
   commitments: Commitment[];
+  /** The longest commitment's length in ms: none that starts longer before an instant runs at it. */
+  longest: number;
   /** Free time: the stretches without the commitments widened by their gap to the slot's place. */
   free: Interval[];
 }
@@ -90,13 +92,23 @@ export async function memberTimes(
         read,
       ),
     () => repository.holdsOfMembers(ctx.db, ctx.accountId, ids, readFrom, readTo, now),
-    () => projectedCommitments(ctx, ids, { from: span.from - margin, to: span.to + margin }, MAX_PROJECTED, schedules),
+    () =>
+      projectedCommitments(
+        ctx,
+        ids,
+        { from: span.from - margin, to: span.to + margin },
+        { limit: MAX_PROJECTED, places: read.places },
+        schedules,
+      ),
   ]);
   const byMember = new Map<string, Commitment[]>(ids.map((id) => [id, []]));
   const add = (memberId: string, commitment: Commitment) => byMember.get(memberId)?.push(commitment);
-  repository.eachVisit(visits, read, (memberId, start, end, id, propertyId) =>
-    add(memberId, { start, end, kind: 'visit', id, property_id: propertyId, gap: 0 }),
-  );
+  // The visits come a member at a time: that member's list is looked up once.
+  let visitsOf: { memberId: string; list: Commitment[] | undefined } | undefined;
+  repository.eachVisit(visits, read, (memberId, start, end, id, propertyId) => {
+    if (visitsOf?.memberId !== memberId) visitsOf = { memberId, list: byMember.get(memberId) };
+    visitsOf.list?.push({ start, end, kind: 'visit', id, property_id: propertyId, gap: 0 });
+  });
   for (const hold of holds)
     if (hold.hold_id !== skipHold)
       add(hold.team_member_id, {
@@ -124,6 +136,8 @@ export async function memberTimes(
     for (const list of byMember.values())
       for (const commitment of list) if (commitment.property_id !== null) propertyIds.add(commitment.property_id);
   const places = await findPropertyPlaces(ctx.db, ctx.accountId, [...propertyIds]);
+  // Without buffer or travel every gap stays 0.
+  const gapped = settings.buffer_minutes !== 0 || settings.travel.mode !== 'none';
   const gapOf = (commitment: Commitment) =>
     settings.buffer_minutes +
     travelMinutes(settings.travel, place, {
@@ -158,9 +172,14 @@ export async function memberTimes(
     const hours = extra.length === 0 ? weekly : merge([...weekly, ...extra.map(interval)]);
     const timeOff = merge(own.filter((one) => one.kind === 'time_off').map(interval));
     const commitments = (byMember.get(member.id) ?? []).sort((a, b) => a.start - b.start);
-    for (const commitment of commitments) commitment.gap = gapOf(commitment);
+    let longest = 0;
+    for (const commitment of commitments) {
+      if (gapped) commitment.gap = gapOf(commitment);
+      longest = Math.max(longest, commitment.end - commitment.start);
+    }
     const stretches = timeOff.length === 0 ? hours : subtract(hours, timeOff);
-    result.set(member.id, { member, hours, stretches, commitments, free: subtract(stretches, busyOf(commitments)) });
+    const free = subtract(stretches, busyOf(commitments));
+    result.set(member.id, { member, hours, stretches, commitments, longest, free });
   }
   return result;
 }
@@ -188,8 +207,18 @@ function busyOf(commitments: Commitment[]): Interval[] {
 
 /** Minutes of commitments of `time` within [dayStart, dayEnd): how busy the member is that local day. */
 export function committedMinutes(time: MemberTime, dayStart: number, dayEnd: number): number {
+  const { commitments } = time;
+  // The first that may still run at dayStart (a binary search: a query asks this of every member every day).
+  let at = 0;
+  let above = commitments.length;
+  while (at < above) {
+    const middle = (at + above) >> 1;
+    if ((commitments[middle] as Commitment).start < dayStart - time.longest) at = middle + 1;
+    else above = middle;
+  }
   let total = 0;
-  for (const commitment of time.commitments) {
+  for (; at < commitments.length; at++) {
+    const commitment = commitments[at] as Commitment;
     if (commitment.start >= dayEnd) break;
     const overlap = Math.min(commitment.end, dayEnd) - Math.max(commitment.start, dayStart);
     if (overlap > 0) total += overlap;

@@ -127,20 +127,21 @@ export interface ScheduleReads {
 
 /**
  * The projected occurrences of the open schedules naming any of `memberIds` that overlap [from, to) and have no
- * visit, the first `limit` by (start, schedule id): the calendar's projection of the same window, as commitments.
+ * visit, the first `limit` by (start, schedule id): the calendar's projection of the same window, as commitments;
+ * each with its job's property, or (without `places`: no travel to count) property_id null.
  */
 export async function projectedCommitments(
   ctx: Context,
   memberIds: string[],
   window: { from: number; to: number },
-  limit: number,
+  { limit, places }: { limit: number; places: boolean },
   reads: ScheduleReads = {},
 ): Promise<ProjectedCommitment[]> {
   if (memberIds.length === 0) return [];
   // Where each read holds the event loop (SQLite), other requests run between them.
   const readTurn = readsHoldTheLoop(ctx.db) ? yieldTurn : () => undefined;
   if (reads.schedules === undefined) {
-    reads.schedules = await repository.schedulesToKeep(ctx.db, ctx.accountId, memberIds);
+    reads.schedules = await repository.schedulesToKeep(ctx.db, ctx.accountId, memberIds, places);
     await readTurn();
   }
   const schedules = reads.schedules;

@@ -353,25 +353,32 @@ export type KeptScheduleRow = Pick<VisitScheduleRow, (typeof KEPT_COLUMNS)[numbe
 /**
  * The open schedules naming any of `members` (at most 1,000, as `schedulesToProject` takes them), with those
  * columns only: one statement, the members' schedule ids a subquery (no list of a thousand ids compiled and sent).
+ * Without `places`, property_id is null and the jobs are not read (a thousand reads by key fewer).
  */
-export async function schedulesToKeep(db: Executor, accountId: string, members: string[]): Promise<KeptScheduleRow[]> {
+export async function schedulesToKeep(
+  db: Executor,
+  accountId: string,
+  members: string[],
+  places = true,
+): Promise<KeptScheduleRow[]> {
   if (members.length === 0) return [];
-  return (await keptSchedulesQuery(db, accountId, members).execute()) as KeptScheduleRow[];
+  return (await keptSchedulesQuery(db, accountId, members, places).execute()) as KeptScheduleRow[];
 }
 
 /**
  * The open schedules naming any of `members`, each read by its key with its job's property. The account is the
  * subquery's condition only: on the schedules' side it would let SQLite walk the account's schedules instead.
  */
-export function keptSchedulesQuery(db: Executor, accountId: string, members: string[]) {
-  return db
+export function keptSchedulesQuery(db: Executor, accountId: string, members: string[], places = true) {
+  const query = db
     .selectFrom('visit_schedules')
-    .innerJoin('jobs', 'jobs.id', 'visit_schedules.job_id')
     .select(KEPT_COLUMNS.map((column) => `visit_schedules.${column}` as const))
-    .select('jobs.property_id as property_id')
     .where('visit_schedules.status', '<>', 'ended')
     .where('visit_schedules.id', 'in', schedulesOfMembersQuery(db, accountId, members))
     .limit(1000);
+  return places
+    ? query.innerJoin('jobs', 'jobs.id', 'visit_schedules.job_id').select('jobs.property_id as property_id')
+    : query.select(sql<string | null>`null`.as('property_id'));
 }
 
 /** The schedules whose template names any of `members`, from the members' index. */
