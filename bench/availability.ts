@@ -4,7 +4,7 @@
 // 100 slots) against a 100-row page of GET /v1/visits, median and p99, and the longest event-loop hold of the
 // server while each is asked. Targets: availability ≤ 5× the visit page (median and p99); no hold over 50 ms.
 // `npm run build && node --import tsx bench/availability.ts`; AVAILABILITY_VISITS, AVAILABILITY_SCHEDULES,
-// AVAILABILITY_REQUESTS, SCALE_ENGINE (sqlite | postgres); AVAILABILITY_CPU_PROF, a folder for the server's CPU
+// AVAILABILITY_REQUESTS, AVAILABILITY_WARM_UP, SCALE_ENGINE (sqlite | postgres); AVAILABILITY_CPU_PROF, a folder for the server's CPU
 // profiles (written when it stops; one folder per engine, the largest file the server's main thread).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +19,8 @@ const SCHEDULES = Number(process.env.AVAILABILITY_SCHEDULES ?? 1_000);
 // 200 sequential requests each: with 50, the p99 was the slowest request of the run (the 50th of 50).
 const REQUESTS = Number(process.env.AVAILABILITY_REQUESTS ?? 200);
 const MEMBERS = 50;
+/** Requests of each kind before the measured ones (AVAILABILITY_WARM_UP; 3 before 30 November 2026). */
+const WARM_UP = Number(process.env.AVAILABILITY_WARM_UP ?? 30);
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 /** The year the visits fill, and the month availability is asked for, inside it. */
@@ -148,7 +150,9 @@ function cpuMs(pid: number): number {
 
 async function measure(base: string, key: string, url: string, pid: number, loopFile: string) {
   const headers = { authorization: `Bearer ${key}` };
-  for (let warm = 0; warm < 3; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
+  // Steady state: V8 compiles a path's functions over its first few dozen requests, on the core the client
+  // shares; with 3 warm-up requests those were 4–6 of the first 30 measured at 2–3× the median (the p99 of 200).
+  for (let warm = 0; warm < WARM_UP; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
   process.kill(pid, 'SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 200));
   const cpuBefore = cpuMs(pid);
@@ -243,7 +247,7 @@ async function main() {
     '',
     `${new Date().toISOString()} · ${JSON.stringify(machine)}`,
     '',
-    `${MEMBERS} bookable members, ${VISITS} visits and ${SCHEDULES} weekly schedules in one account; ${REQUESTS} sequential requests each. A 31-day GET /v1/availability (${MONTH} to ${MONTH_END}, 60 minutes, every member, 100 slots a page) against GET /v1/visits?limit=100. Targets: ratio ≤ 5 at p50 and p99; event-loop hold ≤ 50 ms.`,
+    `${MEMBERS} bookable members, ${VISITS} visits and ${SCHEDULES} weekly schedules in one account; ${REQUESTS} sequential requests each after ${WARM_UP} unmeasured. A 31-day GET /v1/availability (${MONTH} to ${MONTH_END}, 60 minutes, every member, 100 slots a page) against GET /v1/visits?limit=100. Targets: ratio ≤ 5 at p50 and p99; event-loop hold ≤ 50 ms.`,
     '',
     '| engine | visits p50 / p99 ms | availability p50 / p99 ms | ratio p50 / p99 | longest hold ms (visits / availability) | non-200 |',
     '|---|---:|---:|---:|---:|---:|',
