@@ -14,6 +14,7 @@ import {
   instantToLocal,
   localToInstant,
   normalizedInstant,
+  storedInstantMs,
   withinYears,
 } from '../src/core/time.js';
 import { localToday } from '../src/modules/documents/index.js';
@@ -283,5 +284,24 @@ test('day numbers by integer arithmetic are the calendar days Temporal counts, y
       assert.equal(dateOfDayNumber(day), date);
     }),
     { numRuns: 2_000 },
+  );
+});
+
+test('a stored instant read by arithmetic is the instant Date.parse reads, years 1 to 9999, in a longer text too', () => {
+  assert.equal(storedInstantMs('1970-01-01T00:00:00.000Z'), 0);
+  assert.equal(storedInstantMs('2030-03-10T09:00:00.000Z'), 1_899_363_600_000);
+  assert.equal(storedInstantMs('2024-02-29T23:59:59.999Z'), 1_709_251_199_999);
+  assert.equal(storedInstantMs('0001-01-01T00:00:00.000Z'), -62_135_596_800_000);
+  assert.equal(storedInstantMs('9999-12-31T23:59:59.999Z'), 253_402_300_799_999);
+  // A field of a joined text (availability's visits), and PostgreSQL's epoch milliseconds as digits.
+  assert.equal(storedInstantMs('x 2030-03-10T09:00:00.000Z y', 2, 26), 1_899_363_600_000);
+  assert.equal(storedInstantMs('1899363600000'), 1_899_363_600_000);
+  // Any other form: as Date.parse reads it.
+  assert.equal(storedInstantMs('2030-03-10T09:00:00+01:00'), 1_899_360_000_000);
+  fc.assert(
+    fc.property(fc.integer({ min: -62_135_596_800_000, max: 253_402_300_799_999 }), (ms) => {
+      assert.equal(storedInstantMs(new Date(ms).toISOString()), ms);
+    }),
+    { numRuns: 5_000 },
   );
 });

@@ -65,6 +65,12 @@ export function visitsOfMembersQuery(
     .groupBy('visit_assignees.team_member_id');
 }
 
+/** Where the field of `text` that starts at `at` ends: at the next space, or the text's end for its last. */
+function fieldEnd(text: string, at: number): number {
+  const space = text.indexOf(' ', at);
+  return space === -1 ? text.length : space;
+}
+
 /** Each visit of what `visitsOfMembers` read with `read`: its member, instants (epoch ms), id and property. */
 export function eachVisit(
   rows: readonly MemberVisits[],
@@ -72,32 +78,26 @@ export function eachVisit(
   visit: (memberId: string, start: number, end: number, id: string | null, propertyId: string | null) => void,
 ): void {
   for (const [memberId, text] of rows) {
-    let at = 0;
-    // The end of the field that starts at `at` (the text's end for its last).
-    const end = () => {
-      const space = text.indexOf(' ', at);
-      return space === -1 ? text.length : space;
-    };
-    while (at < text.length) {
-      let to = end();
+    for (let at = 0; at < text.length; ) {
+      let to = fieldEnd(text, at);
       const start = storedInstantMs(text, at, to);
       at = to + 1;
-      to = end();
-      const finish = storedInstantMs(text, at, to);
+      to = fieldEnd(text, at);
+      const end = storedInstantMs(text, at, to);
       at = to + 1;
       let id: string | null = null;
       if (read.ids) {
-        to = end();
+        to = fieldEnd(text, at);
         id = text.slice(at, to);
         at = to + 1;
       }
       let propertyId: string | null = null;
       if (read.places) {
-        to = end();
+        to = fieldEnd(text, at);
         propertyId = to === at ? null : text.slice(at, to);
         at = to + 1;
       }
-      visit(memberId, start, finish, id, propertyId);
+      visit(memberId, start, end, id, propertyId);
     }
   }
 }
