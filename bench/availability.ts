@@ -2,7 +2,7 @@
 // 100,000 visits over a year on them and 1,000 weekly visit schedules naming them, through a production-
 // configured server. Measured in the same run: a 31-day GET /v1/availability (every member unnamed, a page of
 // 100 slots) against a 100-row page of GET /v1/visits, median and p99, and the longest event-loop hold of the
-// server while each is asked. Targets: availability ≤ 5× the visit page (median and p99); no hold over 50 ms.
+// server while each is asked (the two alternating in blocks). Targets: availability ≤ 5× the visit page (median and p99); no hold over 50 ms.
 // `npm run build && node --import tsx bench/availability.ts`; AVAILABILITY_VISITS, AVAILABILITY_SCHEDULES,
 // AVAILABILITY_REQUESTS, AVAILABILITY_WARM_UP, SCALE_ENGINE (sqlite | postgres); AVAILABILITY_CPU_PROF, a folder for the server's CPU
 // profiles (written when it stops; one folder per engine, the largest file the server's main thread).
@@ -19,6 +19,8 @@ const SCHEDULES = Number(process.env.AVAILABILITY_SCHEDULES ?? 1_000);
 // 200 sequential requests each: with 50, the p99 was the slowest request of the run (the 50th of 50).
 const REQUESTS = Number(process.env.AVAILABILITY_REQUESTS ?? 200);
 const MEMBERS = 50;
+/** Requests of one kind in a row (the two kinds alternate). */
+const BLOCK = 20;
 /** Requests of each kind before the measured ones (AVAILABILITY_WARM_UP; 3 before 30 November 2026). */
 const WARM_UP = Number(process.env.AVAILABILITY_WARM_UP ?? 30);
 const DAY = 86_400_000;
@@ -148,49 +150,102 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-async function measure(base: string, key: string, url: string, pid: number, loopFile: string) {
-  const headers = { authorization: `Bearer ${key}` };
-  // Steady state: V8 compiles a path's functions over its first few dozen requests, on the core the client
-  // shares; with 3 warm-up requests those were 4–6 of the first 30 measured at 2–3× the median (the p99 of 200).
-  for (let warm = 0; warm < WARM_UP; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
+/** What one kind of request measured: its latencies, and the server's figures over its blocks. */
+interface Tally {
+  url: string;
+  latencies: number[];
+  rows: number;
+  non200: number;
+  cpuMs: number;
+  loopMaxMs: number;
+  allocatedBytes: number;
+  gc: Record<string, { count: number; ms: number }>;
+}
+
+type Measured = {
+  p50: number;
+  p99: number;
+  rows: number;
+  non200: number;
+  loopMaxMs: number;
+  cpuMs: number;
+  allocatedMb: number;
+  gc: string;
+};
+
+/** The server's loop figures since the last signal (bench/loop-delay.mjs), once it has written them. */
+async function loopFigures(pid: number, loopFile: string) {
   process.kill(pid, 'SIGUSR2');
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const cpuBefore = cpuMs(pid);
-  const latencies: number[] = [];
-  let rows = 0;
-  let non200 = 0;
-  for (let request = 0; request < REQUESTS; request++) {
-    const started = performance.now();
-    const response = await fetch(`${base}${url}`, { headers });
-    const text = await response.text();
-    latencies.push(performance.now() - started);
-    if (response.status !== 200) {
-      non200++;
-      if (non200 === 1) console.error(url, response.status, text.slice(0, 300));
-    } else rows = (JSON.parse(text) as { data: unknown[] }).data.length;
-  }
-  const cpuPerRequest = (cpuMs(pid) - cpuBefore) / REQUESTS;
-  process.kill(pid, 'SIGUSR2');
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const loop = JSON.parse(fs.readFileSync(loopFile, 'utf8')) as {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return JSON.parse(fs.readFileSync(loopFile, 'utf8')) as {
     maxMs: number;
     allocatedBytes: number;
     gc: Record<string, { count: number; ms: number }>;
   };
-  latencies.sort((a, b) => a - b);
-  return {
-    p50: round(percentile(latencies, 50)),
-    p99: round(percentile(latencies, 99)),
-    rows,
-    non200,
-    loopMaxMs: round(loop.maxMs),
-    cpuMs: round(cpuPerRequest),
-    /** MB the server's heap took a request (its growth between collections), and the collections in the run. */
-    allocatedMb: round(loop.allocatedBytes / REQUESTS / 1e6),
-    gc: Object.entries(loop.gc)
-      .map(([kind, one]) => `${kind} ${one.count} (${Math.round(one.ms)} ms)`)
-      .join(', '),
-  };
+}
+
+/**
+ * Each url asked REQUESTS times, sequentially, in alternating blocks of BLOCK (visits, availability, visits, …):
+ * a change of the machine's speed during the run (a virtual machine's neighbours) falls on both kinds, not on
+ * one; before, the 200 of one kind ran after the 200 of the other, and in one run in ten on SQLite the
+ * availability phase took a quarter more CPU a request than the other runs' while the visit page's did not.
+ */
+async function measureAlternating(base: string, key: string, urls: string[], pid: number, loopFile: string) {
+  const headers = { authorization: `Bearer ${key}` };
+  // Steady state: V8 compiles a path's functions over its first few dozen requests, on the core the client
+  // shares; with 3 warm-up requests those were 4–6 of the first 30 measured at 2–3× the median (the p99 of 200).
+  for (const url of urls)
+    for (let warm = 0; warm < WARM_UP; warm++) await (await fetch(`${base}${url}`, { headers })).arrayBuffer();
+  const tallies: Tally[] = urls.map((url) => ({
+    url,
+    latencies: [],
+    rows: 0,
+    non200: 0,
+    cpuMs: 0,
+    loopMaxMs: 0,
+    allocatedBytes: 0,
+    gc: {},
+  }));
+  for (let done = 0; done < REQUESTS; done += BLOCK)
+    for (const tally of tallies) {
+      await loopFigures(pid, loopFile);
+      const cpuBefore = cpuMs(pid);
+      for (let request = done; request < Math.min(REQUESTS, done + BLOCK); request++) {
+        const started = performance.now();
+        const response = await fetch(`${base}${tally.url}`, { headers });
+        const text = await response.text();
+        tally.latencies.push(performance.now() - started);
+        if (response.status !== 200) {
+          tally.non200++;
+          if (tally.non200 === 1) console.error(tally.url, response.status, text.slice(0, 300));
+        } else tally.rows = (JSON.parse(text) as { data: unknown[] }).data.length;
+      }
+      tally.cpuMs += cpuMs(pid) - cpuBefore;
+      const loop = await loopFigures(pid, loopFile);
+      tally.loopMaxMs = Math.max(tally.loopMaxMs, loop.maxMs);
+      tally.allocatedBytes += loop.allocatedBytes;
+      for (const [kind, one] of Object.entries(loop.gc)) {
+        tally.gc[kind] ??= { count: 0, ms: 0 };
+        (tally.gc[kind] as { count: number }).count += one.count;
+        (tally.gc[kind] as { ms: number }).ms += one.ms;
+      }
+    }
+  return tallies.map((tally): Measured => {
+    const latencies = tally.latencies.sort((a, b) => a - b);
+    return {
+      p50: round(percentile(latencies, 50)),
+      p99: round(percentile(latencies, 99)),
+      rows: tally.rows,
+      non200: tally.non200,
+      loopMaxMs: round(tally.loopMaxMs),
+      cpuMs: round(tally.cpuMs / REQUESTS),
+      /** MB the server's heap took a request (its growth between collections), and the collections in the run. */
+      allocatedMb: round(tally.allocatedBytes / REQUESTS / 1e6),
+      gc: Object.entries(tally.gc)
+        .map(([kind, one]) => `${kind} ${one.count} (${Math.round(one.ms)} ms)`)
+        .join(', '),
+    };
+  });
 }
 
 async function runEngine(
@@ -217,14 +272,16 @@ async function runEngine(
   else await sql`analyze`.execute(database.db);
   console.log(`${engine}: seeded ${MEMBERS} members, ${VISITS} visits, ${SCHEDULES} schedules in ${seedSeconds} s`);
   const pid = server.process.pid as number;
-  const visits = await measure(server.url, seeded.key, '/v1/visits?limit=100', pid, loopFile);
-  const availability = await measure(
+  const [visits, availability] = (await measureAlternating(
     server.url,
     seeded.key,
-    `/v1/availability?duration_minutes=60&from_date=${MONTH}&to_date=${MONTH_END}&timezone=America/Denver&limit=100`,
+    [
+      '/v1/visits?limit=100',
+      `/v1/availability?duration_minutes=60&from_date=${MONTH}&to_date=${MONTH_END}&timezone=America/Denver&limit=100`,
+    ],
     pid,
     loopFile,
-  );
+  )) as [Measured, Measured];
   await stop(server.process);
   await database.close();
   const result = {
@@ -247,7 +304,7 @@ async function main() {
     '',
     `${new Date().toISOString()} · ${JSON.stringify(machine)}`,
     '',
-    `${MEMBERS} bookable members, ${VISITS} visits and ${SCHEDULES} weekly schedules in one account; ${REQUESTS} sequential requests each after ${WARM_UP} unmeasured. A 31-day GET /v1/availability (${MONTH} to ${MONTH_END}, 60 minutes, every member, 100 slots a page) against GET /v1/visits?limit=100. Targets: ratio ≤ 5 at p50 and p99; event-loop hold ≤ 50 ms.`,
+    `${MEMBERS} bookable members, ${VISITS} visits and ${SCHEDULES} weekly schedules in one account; ${REQUESTS} sequential requests each after ${WARM_UP} unmeasured, the two kinds alternating in blocks of ${BLOCK}. A 31-day GET /v1/availability (${MONTH} to ${MONTH_END}, 60 minutes, every member, 100 slots a page) against GET /v1/visits?limit=100. Targets: ratio ≤ 5 at p50 and p99; event-loop hold ≤ 50 ms.`,
     '',
     '| engine | visits p50 / p99 ms | availability p50 / p99 ms | ratio p50 / p99 | longest hold ms (visits / availability) | non-200 |',
     '|---|---:|---:|---:|---:|---:|',

@@ -301,6 +301,26 @@ test('the crew: unnamed, the least committed members that local day first, then 
     `/v1/availability?duration_minutes=60&from=2030-03-12T09:00:00Z&to=2030-03-12T10:00:00Z&crew_size=2&team_member_id=${high},${low}`,
   );
   assert.deepEqual(named.body.data[0].team_member_ids, [high, low]);
+  // A visit from the evening before counts its hours on the day it runs into: on 14 March, 8 hours for the
+  // middle id (20:00 the 13th to 08:00), 1 hour for the lowest, none for the highest.
+  for (const [start_at, end_at, member] of [
+    ['2030-03-13T20:00:00Z', '2030-03-14T08:00:00Z', mid],
+    ['2030-03-14T15:00:00Z', '2030-03-14T16:00:00Z', low],
+  ] as const) {
+    const made = await call('POST', '/v1/visits', {
+      job_id: job.body.data.id,
+      start_at,
+      end_at,
+      assignee_ids: [member],
+    });
+    assert.equal(made.status, 201, made.text);
+  }
+  const overnight = await call(
+    'GET',
+    '/v1/availability?duration_minutes=60&from=2030-03-14T09:00:00Z&to=2030-03-14T10:00:00Z&crew_size=2&timezone=UTC',
+  );
+  assert.equal(overnight.status, 200, overnight.text);
+  assert.deepEqual(overnight.body.data[0].available_team_member_ids, [high, low, mid]);
   // Fewer free than the crew: no slot.
   const tooMany = await call(
     'GET',

@@ -296,6 +296,9 @@ test('a stored instant read by arithmetic is the instant Date.parse reads, years
   // A field of a joined text (availability's visits), and PostgreSQL's epoch milliseconds as digits.
   assert.equal(storedInstantMs('x 2030-03-10T09:00:00.000Z y', 2, 26), 1_899_363_600_000);
   assert.equal(storedInstantMs('1899363600000'), 1_899_363_600_000);
+  assert.equal(storedInstantMs('-62135596800000'), -62_135_596_800_000);
+  // A short field followed by a negative one is read alone (the next field's sign is not its fifth character).
+  assert.equal(storedInstantMs('-3600000 500 -1800000', 9, 12), 500);
   // Any other form: as Date.parse reads it.
   assert.equal(storedInstantMs('2030-03-10T09:00:00+01:00'), 1_899_360_000_000);
   fc.assert(

@@ -263,6 +263,9 @@ export function normalizedInstant(value: string): string {
   return answeredMillis(value) === undefined ? instantText(toInstant(value)) : value;
 }
 
+/** Epoch milliseconds as digits: years 1 to 9999 take at most 15. */
+const EPOCH_DIGITS = /^-?\d{1,15}$/;
+
 /** The digit at `at` of `text` (a character code less 48). */
 const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
 
@@ -274,12 +277,10 @@ const digit = (text: string, at: number) => text.charCodeAt(at) - 48;
  * else through Date.parse.
  */
 export function storedInstantMs(text: string, from = 0, to = text.length): number {
-  if (text.charCodeAt(from + 4) !== 45) {
-    const epoch = Number(text.slice(from, to));
-    if (Number.isSafeInteger(epoch)) return epoch;
+  if (to - from !== 24 || text.charCodeAt(from + 23) !== 90 || text.charCodeAt(from + 10) !== 84) {
+    const field = text.slice(from, to);
+    return EPOCH_DIGITS.test(field) ? Number(field) : Date.parse(field);
   }
-  if (to - from !== 24 || text.charCodeAt(from + 23) !== 90 || text.charCodeAt(from + 10) !== 84)
-    return Date.parse(text.slice(from, to));
   const days = daysFromCivil(
     digit(text, from) * 1000 + digit(text, from + 1) * 100 + digit(text, from + 2) * 10 + digit(text, from + 3),
     digit(text, from + 5) * 10 + digit(text, from + 6),

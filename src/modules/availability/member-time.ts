@@ -16,8 +16,13 @@ import { exceptionsOfMembers } from './exceptions.repository.js';
 import { type Interval, merge, type Place, subtract, travelMinutes, weeklyHours, widened } from './free-time.js';
 import type { LocalDays } from './local-days.js';
 
-/** Most projected occurrences one query counts: a month of a thousand weekly schedules is about 4,500. */
-const MAX_PROJECTED = 20_000;
+/**
+ * Most projected occurrences one span counts, set above what a span can hold so that none is ever left out (a
+ * member left out of one would look free): at most 1,000 schedules are read (`schedulesToKeep`), a rule makes at
+ * most one occurrence a day, a span covers at most 31 days and a day each side, and an occurrence of up to 31
+ * days may start that long before it: 1,000 × 65. A month of a thousand weekly schedules is about 4,500.
+ */
+const MAX_PROJECTED = 65_000;
 const DAY = 86_400_000;
 const MINUTE = 60_000;
 
