@@ -253,10 +253,10 @@ test('buffer and straight-line travel between two properties: 55.6 km at 30 km/h
       assignee_ids: [id],
     });
     assert.equal(visit.status, 201, visit.text);
-    const at = async (propertyId: string) =>
+    const at = async (propertyId: string, date = '2030-03-13') =>
       (
         await slots(
-          `duration_minutes=60&step_minutes=5&from_date=2030-03-13&to_date=2030-03-13&property_id=${propertyId}&team_member_id=${id}&limit=100`,
+          `duration_minutes=60&step_minutes=5&from_date=${date}&to_date=${date}&property_id=${propertyId}&team_member_id=${id}&limit=100`,
         )
       ).map((slot) => slot.local_start.slice(11));
     const away = await at(second);
@@ -279,16 +279,10 @@ test('buffer and straight-line travel between two properties: 55.6 km at 30 km/h
       template: { assignee_ids: [id] },
     });
     assert.equal(weekly.status, 201, weekly.text);
-    const onThursday = async (propertyId: string) =>
-      (
-        await slots(
-          `duration_minutes=60&step_minutes=5&from_date=2030-03-14&to_date=2030-03-14&property_id=${propertyId}&team_member_id=${id}&limit=100`,
-        )
-      ).map((slot) => slot.local_start.slice(11));
-    const projectedAway = await onThursday(second);
+    const projectedAway = await at(second, '2030-03-14');
     assert.ok(projectedAway.includes('06:55') && !projectedAway.includes('07:00'));
     assert.equal(projectedAway[projectedAway.indexOf('06:55') + 1], '13:05');
-    const projectedSame = await onThursday(first);
+    const projectedSame = await at(first, '2030-03-14');
     assert.ok(projectedSame.includes('08:50') && !projectedSame.includes('08:55'));
     assert.equal(projectedSame[projectedSame.indexOf('08:50') + 1], '11:10');
   } finally {

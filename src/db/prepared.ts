@@ -21,8 +21,8 @@ export async function runCompiled<Row>(db: Executor, query: CompiledQuery<Row>, 
 
 /**
  * The rows of a read as arrays of its columns' values, in the order selected: on SQLite's read connection the
- * statement's own arrays (no object per row, for a read of thousands of rows a request such as availability's
- * commitments); elsewhere (PostgreSQL, a transaction) the driver's rows, made arrays.
+ * statement's own arrays (no object per row); elsewhere (PostgreSQL, a transaction) the driver's rows, made
+ * arrays. Availability's members' visits read so, a row and one joined text per member.
  */
 export async function readValues(db: Executor, query: Compilable<unknown>): Promise<unknown[][]> {
   const compiled = query.compile();
