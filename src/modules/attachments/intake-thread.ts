@@ -5,6 +5,7 @@
 // the `shared` thread, at niceness 10 above it, so that many uploads take only the CPU the event loop leaves. They
 // are started with the store (`openAttachmentStore`), not by the first upload, and keep the process alive only
 // while an upload uses them.
+import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 export type ToIntake =
@@ -32,6 +33,14 @@ export interface Taken {
 const WINDOW_BYTES = 1024 * 1024;
 /** Bytes of one upload gathered before they are handed over in one message (a message costs more than a chunk). */
 const BATCH_BYTES = 256 * 1024;
+/**
+ * Bytes of one upload written between two flushes behind it: `fdatasync` on libuv's pool while the rest arrives,
+ * so that the fsync before the upload's 201 (the store's) finds at most about this much still to write, not the
+ * whole file (docs/decisions.md, "Attachments: the disk behind the upload"). One flush at a time in the process,
+ * whichever upload's, so that many uploads take at most one of the pool's threads. Smaller files are flushed only
+ * by the store's fsync.
+ */
+const FLUSH_BEHIND_BYTES = 2 * 1024 * 1024;
 
 // Under tsx (tests, development) the worker is the TypeScript source, imported by the thread once it has
 // registered tsx itself (a worker's entry does not see the process's `--import tsx`); in a build, the compiled file.
@@ -47,8 +56,12 @@ const NICE: Record<IntakePriority, number> = { lone: 0, shared: 10 };
 interface Pending {
   /** The thread its chunks go to. */
   thread: Worker;
+  /** The staged file's descriptor (the caller's: open until the upload's end or abort has resolved). */
+  fd: number;
   /** Bytes handed over, not yet written. */
   inFlight: number;
+  /** Bytes written since the last flush behind began. */
+  unflushed: number;
   /** Resolves the wait of a stream that handed over WINDOW_BYTES. */
   room: (() => void) | undefined;
   settle: ((message: FromIntake) => void) | undefined;
@@ -58,6 +71,22 @@ interface Pending {
 const workers = new Map<IntakePriority, Worker>();
 let nextId = 1;
 const pending = new Map<number, Pending>();
+/** The flush behind under way, if any (one in the process), and whose. */
+let flushing: { upload: Pending; done: Promise<void> } | undefined;
+
+/** Starts a flush behind `upload` when it has written FLUSH_BEHIND_BYTES since its last and none is under way. */
+function flushBehind(upload: Pending): void {
+  if (upload.unflushed < FLUSH_BEHIND_BYTES || flushing) return;
+  upload.unflushed = 0;
+  // A failure here is not the upload's: the store's fsync, which the 201 waits for, reports its own.
+  const done = new Promise<void>((resolve) => fs.fdatasync(upload.fd, () => resolve())).then(() => {
+    flushing = undefined;
+  });
+  flushing = { upload, done };
+}
+
+/** Resolves once no flush behind `upload` is under way: its descriptor may then close. */
+const flushedBehind = (upload: Pending) => (flushing?.upload === upload ? flushing.done : Promise.resolve());
 
 /** Uploads under way on `thread`. */
 function usersOf(thread: Worker): number {
@@ -97,6 +126,8 @@ function intakeThread(priority: IntakePriority): Worker {
     if (!upload) return;
     if (message.kind === 'taken') {
       upload.inFlight -= message.bytes;
+      upload.unflushed += message.bytes;
+      flushBehind(upload);
       if (upload.inFlight < WINDOW_BYTES && upload.room) {
         const room = upload.room;
         upload.room = undefined;
@@ -120,18 +151,21 @@ function intakeThread(priority: IntakePriority): Worker {
 export class ThreadIntake {
   private readonly id = nextId++;
   private readonly thread = intakeThread(pending.size === 0 ? 'lone' : 'shared');
-  private readonly upload: Pending = {
-    thread: this.thread,
-    inFlight: 0,
-    room: undefined,
-    settle: undefined,
-    fail: undefined,
-  };
+  private readonly upload: Pending;
   private error: Error | undefined;
   private batch: Uint8Array[] = [];
   private batchBytes = 0;
 
   constructor(fd: number, text: boolean) {
+    this.upload = {
+      thread: this.thread,
+      fd,
+      inFlight: 0,
+      unflushed: 0,
+      room: undefined,
+      settle: undefined,
+      fail: undefined,
+    };
     if (usersOf(this.thread) === 0) this.thread.ref();
     pending.set(this.id, this.upload);
     this.upload.fail = (error) => {
@@ -176,20 +210,23 @@ export class ThreadIntake {
     );
   }
 
-  /** Waits for every chunk to be written: the hash and the text's verdict. */
-  end(): Promise<Taken> {
+  /** Waits for every chunk to be written (and no flush behind under way): the hash and the text's verdict. */
+  async end(): Promise<Taken> {
     this.flush();
-    return this.finish({ kind: 'end', id: this.id }).then((message) => {
-      if (message.kind !== 'ended') throw new Error('the intake thread answered out of turn');
-      if (message.failed !== undefined) throw new Error(`the staged file could not be written: ${message.failed}`);
-      return { sha256: message.sha256, textProblem: message.textProblem };
-    });
+    const message = await this.finish({ kind: 'end', id: this.id }).finally(() => flushedBehind(this.upload));
+    if (message.kind !== 'ended') throw new Error('the intake thread answered out of turn');
+    if (message.failed !== undefined) throw new Error(`the staged file could not be written: ${message.failed}`);
+    return { sha256: message.sha256, textProblem: message.textProblem };
   }
 
-  /** Stops the upload; resolves once the thread writes nothing more to the file (its descriptor may then close). */
+  /**
+   * Stops the upload; resolves once the thread writes nothing more to the file and no flush behind it is under way
+   * (its descriptor may then close).
+   */
   async abort(): Promise<void> {
     this.batch = [];
     await this.finish({ kind: 'abort', id: this.id }).catch(() => undefined);
+    await flushedBehind(this.upload);
   }
 
   private finish(message: ToIntake): Promise<FromIntake> {

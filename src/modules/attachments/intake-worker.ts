@@ -11,25 +11,12 @@ import { TextCheck } from './text-check.js';
 /** Bytes handled between two collections of this thread's young generation (see COLLECT_BYTES below). */
 const COLLECT_BYTES = 1024 * 1024;
 
-/**
- * Bytes of one upload written between two flushes behind it (`fdatasync` on libuv's pool, this thread going on
- * writing): the disk takes the file while the rest arrives, so the fsync before the upload's 201 (the store's)
- * finds at most about this much still to write, not the whole file (docs/decisions.md, "Attachments: the disk
- * behind the upload"). Smaller files are flushed only by that fsync. One flush at a time in this thread, whichever
- * upload's, so that many uploads take at most one of libuv's pool threads (the process's other file work uses them).
- */
-const FLUSH_BEHIND_BYTES = 4 * 1024 * 1024;
-
 interface Upload {
   fd: number;
   hash: Hash;
   text: TextCheck | undefined;
   /** Why a write failed: nothing more is written, and the upload's end answers it. */
   failed: string | undefined;
-  /** Bytes written since the last flush behind began. */
-  unflushed: number;
-  /** The flush behind under way: the upload's end and abort wait for it (the descriptor closes after them). */
-  flushing: Promise<void> | undefined;
 }
 
 // This thread's niceness above the process's (intake-thread.ts's NICE): the thread of uploads beside others runs at
@@ -38,8 +25,6 @@ interface Upload {
 lowerThreadPriority((workerData as { nice: number } | undefined)?.nice ?? 10);
 
 const uploads = new Map<number, Upload>();
-/** Whether a flush behind is under way in this thread. */
-let flushingAny = false;
 let uncollected = 0;
 const port = parentPort as NonNullable<typeof parentPort>;
 const answer = (message: FromIntake) => port.postMessage(message);
@@ -49,20 +34,7 @@ function take(upload: Upload, bytes: Buffer): void {
   upload.text?.write(bytes);
   for (let written = 0; written < bytes.length; )
     written += fs.writeSync(upload.fd, bytes, written, bytes.length - written);
-  upload.unflushed += bytes.length;
-  if (upload.unflushed >= FLUSH_BEHIND_BYTES && !flushingAny) {
-    upload.unflushed = 0;
-    flushingAny = true;
-    // A failure here is not the upload's: the store's fsync, which the 201 waits for, reports its own.
-    upload.flushing = new Promise<void>((done) => fs.fdatasync(upload.fd, () => done())).then(() => {
-      upload.flushing = undefined;
-      flushingAny = false;
-    });
-  }
 }
-
-/** Once no flush behind of `upload` is under way (its descriptor may then close). */
-const settled = (upload: Upload | undefined) => upload?.flushing ?? Promise.resolve();
 
 port.on('message', (message: ToIntake) => {
   const upload = uploads.get(message.id);
@@ -73,8 +45,6 @@ port.on('message', (message: ToIntake) => {
         hash: createHash('sha256'),
         text: message.text ? new TextCheck() : undefined,
         failed: undefined,
-        unflushed: 0,
-        flushing: undefined,
       });
       return;
     case 'chunks': {
@@ -103,19 +73,17 @@ port.on('message', (message: ToIntake) => {
       uploads.delete(message.id);
       if (!upload) return;
       upload.text?.end();
-      void settled(upload).then(() =>
-        answer({
-          kind: 'ended',
-          id: message.id,
-          sha256: upload.hash.digest('hex'),
-          textProblem: upload.text?.problem,
-          failed: upload.failed,
-        }),
-      );
+      answer({
+        kind: 'ended',
+        id: message.id,
+        sha256: upload.hash.digest('hex'),
+        textProblem: upload.text?.problem,
+        failed: upload.failed,
+      });
       return;
     case 'abort':
       uploads.delete(message.id);
-      void settled(upload).then(() => answer({ kind: 'aborted', id: message.id }));
+      answer({ kind: 'aborted', id: message.id });
       return;
   }
 });
