@@ -7,8 +7,8 @@
 //    child process, so that the GETs are timed by an event loop that sends nothing else.
 // `npm run bench:attachments`; ATTACHMENTS_MIB (a fraction for a quick run: 0.5), ATTACHMENTS_CONCURRENT,
 // ATTACHMENTS_GETS (200), ATTACHMENTS_ROUNDS (5), ATTACHMENTS_SENDER_NICE (0: the concurrent uploads' senders at the
-// server's priority; 19: they take only the CPU the server and the GETs leave, as senders on other machines), SCALE_ENGINE. At 25 MiB the file is exactly ATTACHMENT_MAX_BYTES,
-// the largest allowed; the server's REQUEST_TIMEOUT_MS is raised to 10 minutes, as an operator taking large files
+// server's priority; 19: they take only the CPU the server and the GETs leave, as senders on other machines),
+// SCALE_ENGINE. At 25 MiB the file is exactly ATTACHMENT_MAX_BYTES, the largest allowed; the server's REQUEST_TIMEOUT_MS is raised to 10 minutes, as an operator taking large files
 // over slow links would, so that 20 uploads of 25 MiB on one busy machine are measured rather than cut off at 30 s.
 //
 // What is compared (bench/README.md, "Uploads: like with like"):
