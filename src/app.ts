@@ -296,7 +296,11 @@ export async function buildApp(config: Config, dependencies: AppDependencies): P
   });
   const attachmentStore = dependencies.attachmentStore ?? openAttachmentStore(config.attachments);
   if (!dependencies.attachmentStore) app.addHook('onClose', () => attachmentStore.close());
-  const attachmentSettings = { store: attachmentStore, maxBytes: config.attachments.maxBytes };
+  const attachmentSettings = {
+    store: attachmentStore,
+    maxBytes: config.attachments.maxBytes,
+    sharedBytesPerSecond: config.attachments.sharedBytesPerSecond,
+  };
   app.setValidatorCompiler(dependencies.compileOnFirstUse ? compiledOnFirstUse(schemaCompiler) : schemaCompiler);
   app.addSchema({ ...ErrorEnvelopeSchema, $id: 'ErrorEnvelope' });
   for (const schema of [

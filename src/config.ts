@@ -71,6 +71,11 @@ export interface AttachmentsConfig {
   readonly directory: string;
   /** `ATTACHMENT_MAX_BYTES`: the largest upload, 25 MiB by default, at most 100 MiB. */
   readonly maxBytes: number;
+  /**
+   * `ATTACHMENT_SHARED_BYTES_PER_SECOND`: what uploads take together, in bytes a second, while two or more are under
+   * way (64 MiB by default; 0: no limit). A lone upload is not limited.
+   */
+  readonly sharedBytesPerSecond: number;
   /** The S3-compatible store's settings (`S3_*`), when `store` is `s3`. */
   readonly s3: S3Config | undefined;
 }
@@ -363,6 +368,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       25 * 1024 * 1024,
       1,
       100 * 1024 * 1024,
+      problems,
+    ),
+    sharedBytesPerSecond: wholeNumber(
+      'ATTACHMENT_SHARED_BYTES_PER_SECOND',
+      env.ATTACHMENT_SHARED_BYTES_PER_SECOND,
+      64 * 1024 * 1024,
+      0,
+      1024 * 1024 * 1024 * 1024,
       problems,
     ),
     s3,

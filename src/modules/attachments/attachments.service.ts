@@ -33,6 +33,8 @@ export const MAX_PER_PARENT = 200;
 export interface AttachmentSettings {
   store: AttachmentStore;
   maxBytes: number;
+  /** What uploads take together, in bytes a second, while two or more are under way (0: no limit; pace.ts). */
+  sharedBytesPerSecond: number;
 }
 
 /** The store key of an account's bytes. */
@@ -81,7 +83,12 @@ export async function uploadAttachment(
   declaredType: string | undefined,
 ): Promise<Attachment> {
   await requireParent(ctx, fields.parent_type, fields.parent_id);
-  const staged = await intake(source, { store: settings.store, maxBytes: settings.maxBytes, declaredType });
+  const staged = await intake(source, {
+    store: settings.store,
+    maxBytes: settings.maxBytes,
+    sharedBytesPerSecond: settings.sharedBytesPerSecond,
+    declaredType,
+  });
   try {
     return await storeStaged(ctx, settings.store, fields, staged, 'upload');
   } finally {

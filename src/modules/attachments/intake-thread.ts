@@ -88,6 +88,9 @@ function flushBehind(upload: Pending): void {
 /** Resolves once no flush behind `upload` is under way: its descriptor may then close. */
 const flushedBehind = (upload: Pending) => (flushing?.upload === upload ? flushing.done : Promise.resolve());
 
+/** Uploads under way in the process (their bytes being handed to either thread). */
+export const uploadsUnderWay = () => pending.size;
+
 /** Uploads under way on `thread`. */
 function usersOf(thread: Worker): number {
   let count = 0;

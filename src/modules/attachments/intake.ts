@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import { AppError, fieldError } from '../../core/errors.js';
-import { type Taken, ThreadIntake } from './intake-thread.js';
+import { type Taken, ThreadIntake, uploadsUnderWay } from './intake-thread.js';
 import { removeLocation } from './location.js';
 import { uploadTurn } from './pace.js';
 import { type AttachmentStore, stagingPath } from './store.js';
@@ -66,6 +66,8 @@ export function describeText(head: Buffer): string {
 export interface IntakeOptions {
   store: AttachmentStore;
   maxBytes: number;
+  /** What uploads take together, in bytes a second, while two or more are under way (0 or absent: no limit). */
+  sharedBytesPerSecond?: number;
   /** The declared type (the part's or the request's Content-Type): only text relies on it. */
   declaredType: string | undefined;
 }
@@ -106,7 +108,8 @@ export async function intake(source: Readable, options: IntakeOptions): Promise<
         for await (const chunk of chunks) {
           size += chunk.length;
           if (size > maxBytes) throw tooLarge(maxBytes);
-          const turn = uploadTurn(chunk.length, !owned);
+          const limit = uploadsUnderWay() > 1 ? (options.sharedBytesPerSecond ?? 0) : 0;
+          const turn = uploadTurn(chunk.length, !owned, limit);
           if (turn) await turn;
           if (headSize < HEAD_BYTES) headSize += chunk.copy(head, headSize, 0, HEAD_BYTES - headSize);
           await thread.write(chunk, owned);

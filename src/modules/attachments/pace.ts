@@ -6,6 +6,12 @@
 // waits for the next turn (its stream stays paused, and TCP holds the sender back), while whatever else is ready
 // runs in between. A lone upload is slowed by a turn per TURN_BYTES at most.
 //
+// And while two or more are under way they take together at most ATTACHMENT_SHARED_BYTES_PER_SECOND (64 MiB a second
+// by default): past it, the next turn is a timer away. Each upload's bytes cost CPU on every core's side (the
+// parser and hand-over here, the intake's thread, the kernel's copies), and 20 at full speed took both cores of the
+// benchmark's machine, so another tenant's GET waited for one (docs/decisions.md, "Attachments: uploads beside
+// others take a set rate"). A lone upload is not limited.
+//
 // And the chunks they leave behind are collected as they go. Node's HTTP parser hands each chunk of a body over
 // in a Buffer of its own, outside V8's heap; such memory is freed only by a garbage collection, which the little an
 // upload allocates on the heap seldom causes (V8 forces one only past 64 MB of it): a 25 MiB body stayed in the
@@ -28,16 +34,40 @@ const waiting: Array<{ bytes: number; go: () => void }> = [];
 let turnScheduled = false;
 /** Bytes copied since the last collection. */
 let uncollected = 0;
+/** The bytes a second all uploads may take together now (0: no limit), as the last chunk's upload found it. */
+let limit = 0;
+/** Bytes the limit allows now (below 0: taken ahead, to be waited for), up to TURN_BYTES saved. */
+let allowance = TURN_BYTES;
+let refilledAt = performance.now();
+
+function refill(): void {
+  const now = performance.now();
+  if (limit > 0) allowance = Math.min(TURN_BYTES, allowance + ((now - refilledAt) * limit) / 1000);
+  refilledAt = now;
+}
+
+const mayTake = () => spent < TURN_BYTES && (limit === 0 || allowance > 0);
+
+function take(bytes: number): void {
+  spent += bytes;
+  if (limit > 0) allowance -= bytes;
+}
+
 /** A new turn (the loop's check phase, after its I/O): the budget is renewed, first to those waiting. */
 function nextTurn(): void {
   turnScheduled = false;
   spent = 0;
-  while (waiting.length > 0 && spent < TURN_BYTES) {
+  refill();
+  while (waiting.length > 0 && mayTake()) {
     const next = waiting.shift() as { bytes: number; go: () => void };
-    spent += next.bytes;
+    take(next.bytes);
     next.go();
   }
-  if (spent > 0) scheduleTurn();
+  if (waiting.length > 0 && limit > 0 && allowance <= 0) {
+    // Out of the limit's bytes: the next turn when they are there again (other requests run meanwhile).
+    turnScheduled = true;
+    setTimeout(nextTurn, Math.max(1, Math.ceil((-allowance * 1000) / limit)));
+  } else if (spent > 0) scheduleTurn();
 }
 
 function scheduleTurn(): void {
@@ -49,16 +79,20 @@ function scheduleTurn(): void {
 /**
  * Takes `bytes` of this turn's budget: undefined when they may be worked on now, else a promise that resolves in
  * the turn that has room (none waiting is ever overtaken). `copied`: the chunk stays here, to be collected.
+ * `bytesPerSecond`: what all uploads may take together while this one is under way (0: no limit), the caller's
+ * ATTACHMENT_SHARED_BYTES_PER_SECOND while two or more uploads are under way.
  */
-export function uploadTurn(bytes: number, copied: boolean): Promise<void> | undefined {
+export function uploadTurn(bytes: number, copied: boolean, bytesPerSecond = 0): Promise<void> | undefined {
   if (copied) uncollected += bytes;
   if (uncollected >= COLLECT_BYTES) {
     uncollected = 0;
     globalThis.gc?.({ type: 'minor' });
   }
+  limit = bytesPerSecond;
+  refill();
   scheduleTurn();
-  if (waiting.length === 0 && spent < TURN_BYTES) {
-    spent += bytes;
+  if (waiting.length === 0 && mayTake()) {
+    take(bytes);
     return undefined;
   }
   return new Promise((go) => waiting.push({ bytes, go }));
