@@ -6,13 +6,14 @@
 //    the other tenant's GET p99 during the uploads against before them (target ≤ 2×): ATTACHMENTS_GETS GETs one
 //    after another alone, then GETs one after another from 100 ms after the uploads begin until the last ends
 //    (until 30 November, 200 from that moment: the uploads' first fraction of a second; printed as
-//    `first200Ratio`). The uploads are sent by a
-//    child process, so that the GETs are timed by an event loop that sends nothing else.
+//    `first200Ratio`). The uploads are sent by a child process, so that the GETs are timed by an event loop that
+//    sends nothing else.
 // `npm run bench:attachments`; ATTACHMENTS_MIB (a fraction for a quick run: 0.5), ATTACHMENTS_CONCURRENT,
 // ATTACHMENTS_GETS (1000), ATTACHMENTS_ROUNDS (5), ATTACHMENTS_SENDER_NICE (0: the concurrent uploads' senders at the
 // server's priority; 19: they take only the CPU the server and the GETs leave, as senders on other machines),
-// SCALE_ENGINE. At 25 MiB the file is exactly ATTACHMENT_MAX_BYTES, the largest allowed; the server's REQUEST_TIMEOUT_MS is raised to 10 minutes, as an operator taking large files
-// over slow links would, so that 20 uploads of 25 MiB on one busy machine are measured rather than cut off at 30 s.
+// SCALE_ENGINE. At 25 MiB the file is exactly ATTACHMENT_MAX_BYTES, the largest allowed; the server's
+// REQUEST_TIMEOUT_MS is raised to 10 minutes, as an operator taking large files over slow links would, so that 20
+// uploads of 25 MiB on one busy machine are measured rather than cut off at 30 s.
 //
 // What is compared (bench/README.md, "Uploads: like with like"):
 // - The first upload (`upload`, kept as it was measured before) is the route's first request after start: it
