@@ -324,10 +324,13 @@ export async function startSeeded(
 
 /**
  * A PostgreSQL server with its durable defaults and one database `name` (empty, unless `keep` is a folder whose
- * cluster already holds it: see onEachEngine): that database's URL, and a stop.
+ * cluster already holds it: see onEachEngine): that database's URL, and a stop. Its `shared_buffers` is sized as
+ * docs/deploying.md asks of a production server (`BENCH_PG_SHARED_BUFFERS`, 2GB; PostgreSQL's own default is
+ * 128MB): a quarter of it above the largest table, so that a sequential read keeps its pages in the cache.
  */
 export async function startPostgresDatabase(name: string, keep?: string): Promise<{ url: string; stop(): void }> {
-  const postgres = await startPostgres({ durable: true, keep });
+  const sharedBuffers = process.env.BENCH_PG_SHARED_BUFFERS ?? '2GB';
+  const postgres = await startPostgres({ durable: true, keep, sharedBuffers });
   try {
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();

@@ -428,6 +428,18 @@ describe('PostgreSQL driver', { skip: !onPostgres && 'PostgreSQL only' }, () => 
     assert.deepEqual(Object.keys(again[0]!), Object.keys(expected[0]!));
   });
 
+  test('every connection runs without JIT and with a 30 s statement timeout, whatever the server defaults to', async () => {
+    const settings = sql<{
+      jit: string;
+      timeout: string;
+    }>`select current_setting('jit') as jit, current_setting('statement_timeout') as timeout`;
+    // A shared statement and a transaction's (a connection of its own) alike.
+    const shared = (await settings.execute(database.db)).rows;
+    const inTransaction = await database.db.transaction().execute(async (trx) => (await settings.execute(trx)).rows);
+    assert.deepEqual(shared, [{ jit: 'off', timeout: '30s' }]);
+    assert.deepEqual(inTransaction, [{ jit: 'off', timeout: '30s' }]);
+  });
+
   test('connections ended by the server are replaced', async () => {
     const name = new URL(testDatabase.url).pathname.slice(1);
     await admin(

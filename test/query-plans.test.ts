@@ -381,8 +381,8 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
   });
 });
 
-describe(`a search's count and what it decides, in one statement, on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
-  test("PostgreSQL: the count of each word, then the search (500 or fewer) or the walk's bound (more), each behind a one-time filter on the count", async () => {
+describe(`a search's window, count and what it decides, in one statement, on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
+  test("PostgreSQL: the nearest rows, the count of each word, then the search (500 or fewer) or the walk's bound (more), each behind a one-time filter on the count", async () => {
     const { db } = context.database;
     const page = pageRequest<ClientRow>({ limit: 25 }, CLIENT_SORTS);
     const query = searchDecidedQuery(db, accountId, { q: 'Gardens, Cooper' }, page);
@@ -391,6 +391,8 @@ describe(`a search's count and what it decides, in one statement, on ${onPostgre
       return;
     }
     const text = await plan({ compile: () => query!.compile(db) });
+    // First the window: the account's nearest rows in the page's order, from the sort's own index.
+    assert.match(text, /CTE win[\s\S]*Index Scan Backward using clients_account_created_at_idx[\s\S]*CTE hits/, text);
     // The count as on its own: each word one LIMITed read of the trigram index, never the phrase.
     assert.match(text, /CTE hits[\s\S]*Limit[\s\S]*Bitmap Index Scan on clients_search_trgm_idx/, text);
     assert.match(text, /'%gardens%'/, text);

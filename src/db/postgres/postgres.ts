@@ -668,6 +668,9 @@ export function openPostgres(url: string, poolMax: number): Kysely<Tables> {
       connectionTimeoutMillis: 5_000,
       // A runaway query cannot hold a connection (and its locks) for ever.
       statement_timeout: 30_000,
+      // No JIT compilation: PostgreSQL starts it by a plan's estimated cost, which counts the parts a one-time
+      // filter never runs, so a search reading 26 rows spent 40 ms compiling (docs/decisions.md).
+      options: '-c jit=off',
       types,
       pipeline: true,
     } as pg.ClientConfig);

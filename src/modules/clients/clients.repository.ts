@@ -393,23 +393,23 @@ async function searchClients(
 ): Promise<Listed<ClientRow & { property_ids: string | string[] }>> {
   const window = searchWindowQuery(db, accountId, filters, page);
   if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
-  const rows = await window.matches.execute();
-  if (rows.length > page.limit) return { rows };
-  // Not a page from the nearest rows. The index counts what the search would read (SQLite: the term's
-  // matches; PostgreSQL: the rows holding its rarest word): a few are read and sorted at once; more are
-  // walked as the other lists do, a window per page, the page resuming after the window.
+  // PostgreSQL: the window, the count and what the count decides in one statement (one round trip).
   const decided = searchDecidedQuery(db, accountId, filters, page);
   if (decided) {
     const found = (await decided.execute(db)).rows;
     const { count, bound_value, bound_id } = found[0]!;
-    if (count > WALK_LIMIT)
-      return { rows, resumeAfter: bound_id === null ? undefined : { value: bound_value!, id: bound_id } };
-    return {
-      rows: found.flatMap(({ count: _, bound_value: __, bound_id: ___, ...row }) =>
-        row.id === null ? [] : [row as typeof row & { id: string }],
-      ),
-    };
+    const rows = found.flatMap(({ count: _, bound_value: __, bound_id: ___, ...row }) =>
+      row.id === null ? [] : [row as typeof row & { id: string }],
+    );
+    if (count !== null && count > WALK_LIMIT && bound_id !== null)
+      return { rows, resumeAfter: { value: bound_value!, id: bound_id } };
+    return { rows };
   }
+  const rows = await window.matches.execute();
+  if (rows.length > page.limit) return { rows };
+  // Not a page from the nearest rows. The index counts what the search would read (SQLite: the term's
+  // matches): a few are read and sorted at once; more are walked as the other lists do, a window per page,
+  // the page resuming after the window.
   const hits = searchCountQuery(db, filters);
   if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT)
     return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
@@ -417,12 +417,14 @@ async function searchClients(
 }
 
 /**
- * Where each statement is a round trip (PostgreSQL), a search's count (searchCountQuery) and in the same
- * statement what it decides: WALK_LIMIT or fewer, the search's rows read whole and sorted (listClientsQuery);
- * more, the window's bound, where the walk resumes. Each part is read only when the count asks for it (its
- * condition on the count is a one-time filter), so one round trip does what took two. Its first row carries
- * the count and the bound; the search's columns are null on the one row of a search not read or that found
- * none. Undefined where the search has no count, or on SQLite, whose statements run in the process.
+ * Where each statement is a round trip (PostgreSQL), a search's whole decision in one statement: the window's
+ * matches (searchWindowQuery); when they are not a full page, the count (searchCountQuery, the rows holding the
+ * rarest word); then what the count decides: WALK_LIMIT or fewer, the search's rows read whole and sorted
+ * (listClientsQuery); more, the window's matches with its bound, where the walk resumes. Each part is read only
+ * when what comes before it asks for it (a `case`, and one-time filters on the count), so a full window never
+ * counts. Every row carries the count (null when the window was a full page) and the bound; the search's
+ * columns are null on the one row of a search that found none. Undefined where the search has no count, or
+ * on SQLite, whose statements run in the process.
  */
 export function searchDecidedQuery(
   db: Executor,
@@ -434,15 +436,17 @@ export function searchDecidedQuery(
   const window = searchWindowQuery(db, accountId, filters, page);
   if (!hits || !window || !statementsAreRoundTrips(db)) return undefined;
   const search = listClientsQuery(db, accountId, filters, page);
-  const counted = (operator: '<=' | '>') => sql`(select count from hits) ${sql.raw(operator)} ${sql.lit(WALK_LIMIT)}`;
-  // A search row's columns, null (the id too) on the one row of a search not read or that found none.
+  const limit = sql.lit(page.limit);
+  const walked = sql`(select count from decided) > ${sql.lit(WALK_LIMIT)}`;
+  // A search row's columns, null (the id too) on the one row of a search that found none.
   type Row = Omit<InferResult<typeof search>[number], 'id'> & { id: string | null };
   // Its count's words are literals (searchCountQuery), so its text is the phrase's own: planned each time, for
-  // those words, and never kept prepared once per phrase.
+  // those words, and never kept prepared once per phrase. The window's rows and the search's have the same
+  // columns, each part in the page's order: one of the two is read.
   return plannedEachTime(
     sql<
-      Row & { count: number; bound_value: SortKey['value'] | null; bound_id: string | null }
-    >`with hits as materialized (${hits as unknown as typeof search}) select hits.count, bound.value as bound_value, bound.id as bound_id, matched.* from hits left join (select * from (${window.bound}) bound where ${counted('>')}) bound on true left join (select * from (${search}) matched where ${counted('<=')}) matched on true`,
+      Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
+    >`with win as materialized (${window.matches}), hits as materialized (${hits as unknown as typeof search}), decided as materialized (select case when (select count(*) from win) > ${limit} then null else (select count from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.* from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from win where (select count from decided) is null or ${walked} union all select * from (${search}) matched where not ${walked}) found on true`,
   );
 }
 
