@@ -375,6 +375,37 @@ describe('lists', () => {
     );
   });
 
+  test("a search's rows carry their tags and property ids: from a full page of the nearest rows, and from the search itself", async () => {
+    const ann = await create({ name: 'Quillon Ann', tags: ['Gold', 'north'] });
+    const bob = await create({ name: 'Quillon Bob' });
+    const cy = await create({ name: 'Quillon Cy', tags: ['south'] });
+    const property = await context.request('POST', '/v1/properties', {
+      key,
+      body: { client_id: ann.id, address: { line1: '1 Main Street', country: 'US' } },
+    });
+    assert.equal(property.status, 201, property.text);
+    // Two a page, newest first: the first page is full from the nearest rows; the second (one match left after
+    // the cursor) is read by the search once the count has decided (one statement on PostgreSQL).
+    const first = await context.request('GET', '/v1/clients?q=quillon&limit=2', { key });
+    assert.equal(first.status, 200, first.text);
+    const cursor = first.body.meta.pagination.next_cursor;
+    const second = await context.request('GET', `/v1/clients?q=quillon&limit=2&cursor=${cursor}`, { key });
+    assert.equal(second.status, 200, second.text);
+    assert.deepEqual(
+      [...first.body.data, ...second.body.data].map((client: any) => [client.name, client.tags, client.property_ids]),
+      [
+        ['Quillon Cy', ['south'], []],
+        ['Quillon Bob', [], []],
+        ['Quillon Ann', ['Gold', 'north'], [property.body.data.id]],
+      ],
+    );
+    assert.equal(second.body.meta.pagination.has_more, false);
+    assert.deepEqual(
+      [cy.id, bob.id, ann.id],
+      [...first.body.data, ...second.body.data].map((client: any) => client.id),
+    );
+  });
+
   test('sort=name ignores case: alpha before Charlie before delta', async () => {
     for (const name of ['Charlie', 'delta', 'alpha']) await create({ name });
     const names = (await listAll('sort=name'))
