@@ -327,10 +327,15 @@ export async function startSeeded(
  * cluster already holds it: see onEachEngine): that database's URL, and a stop. Its `shared_buffers` is sized as
  * docs/deploying.md asks of a production server (`BENCH_PG_SHARED_BUFFERS`, 2GB; PostgreSQL's own default is
  * 128MB): a quarter of it above the largest table, so that a sequential read keeps its pages in the cache.
+ * `settings`: more server settings (bench/pg-create.ts loads pg_stat_statements).
  */
-export async function startPostgresDatabase(name: string, keep?: string): Promise<{ url: string; stop(): void }> {
-  const sharedBuffers = process.env.BENCH_PG_SHARED_BUFFERS ?? '2GB';
-  const postgres = await startPostgres({ durable: true, keep, sharedBuffers });
+export async function startPostgresDatabase(
+  name: string,
+  keep?: string,
+  settings: Record<string, string> = {},
+): Promise<{ url: string; stop(): void }> {
+  const shared_buffers = process.env.BENCH_PG_SHARED_BUFFERS ?? '2GB';
+  const postgres = await startPostgres({ durable: true, keep, settings: { shared_buffers, ...settings } });
   try {
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();

@@ -31,9 +31,9 @@ function freePort() {
 /**
  * `durable: false` turns off fsync, for throwaway test data. `keep`: a folder whose cluster is used again if it
  * holds one (made there if not) and left in place at the stop, for a benchmark's seed kept across runs.
- * `sharedBuffers`: PostgreSQL's `shared_buffers` (its own default, 128MB, when not given).
+ * `settings`: more server settings, each passed as `-c name=value` (e.g. `shared_buffers`).
  */
-export async function startPostgres({ durable = false, keep = undefined, sharedBuffers = undefined } = {}) {
+export async function startPostgres({ durable = false, keep = undefined, settings = {} } = {}) {
   const initdb = findBinary('initdb');
   const pgCtl = findBinary('pg_ctl');
   const directory = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bms-pg-'));
@@ -57,8 +57,10 @@ export async function startPostgres({ durable = false, keep = undefined, sharedB
     run(initdb, ['-D', data, '-U', 'bms', '-A', 'trust', '-E', 'UTF8', '--no-locale']);
   const port = await freePort();
   const unsafe = durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
-  const buffers = sharedBuffers ? ` -c shared_buffers=${sharedBuffers}` : '';
-  const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=300${unsafe}${buffers}`;
+  const more = Object.entries(settings)
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('');
+  const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=300${unsafe}${more}`;
   run(pgCtl, ['-D', data, '-o', options, '-l', path.join(directory, 'log'), '-w', 'start']);
   return {
     url: `postgres://bms@127.0.0.1:${port}/postgres`,
