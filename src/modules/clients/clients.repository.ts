@@ -438,6 +438,9 @@ export function searchDecidedQuery(
   const search = listClientsQuery(db, accountId, filters, page, false);
   const limit = sql.lit(page.limit);
   const walked = sql`(select count from decided) > ${sql.lit(WALK_LIMIT)}`;
+  // The page's order, written out for the rows kept (each part is in it already; nothing else promises it).
+  const direction = sql.raw(page.descending ? 'desc' : 'asc');
+  const ordered = sql`order by ${sql.ref(`found.${page.field.expression ?? page.column}`)} ${direction}, found.id ${direction}`;
   // A search row's columns, null (the id too) on the one row of a search that found none.
   type Row = Omit<InferResult<ReturnType<typeof listClientsQuery>>[number], 'id'> & { id: string | null };
   // Its count's words are literals (searchCountQuery), so its text is the phrase's own: planned each time, for
@@ -447,7 +450,7 @@ export function searchDecidedQuery(
   return plannedEachTime(
     sql<
       Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
-    >`with win as materialized (${window.matches}), hits as materialized (${hits as unknown as typeof search}), decided as materialized (select case when (select count(*) from win) > ${limit} then null else (select count from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from win where (select count from decided) is null or ${walked} union all select * from (${search}) matched where not ${walked}) found on true`,
+    >`with win as materialized (${window.matches}), hits as materialized (${hits as unknown as typeof search}), decided as materialized (select case when (select count(*) from win) > ${limit} then null else (select count from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from win where (select count from decided) is null or ${walked} union all select * from (${search}) matched where not ${walked}) found on true ${ordered}`,
   );
 }
 
