@@ -379,11 +379,16 @@ describe('lists', () => {
     const ann = await create({ name: 'Quillon Ann', tags: ['Gold', 'north'] });
     const bob = await create({ name: 'Quillon Bob' });
     const cy = await create({ name: 'Quillon Cy', tags: ['south'] });
-    const property = await context.request('POST', '/v1/properties', {
-      key,
-      body: { client_id: ann.id, address: { line1: '1 Main Street', country: 'US' } },
-    });
-    assert.equal(property.status, 201, property.text);
+    const propertyOf = async (client: { id: string }) => {
+      const made = await context.request('POST', '/v1/properties', {
+        key,
+        body: { client_id: client.id, address: { line1: '1 Main Street', country: 'US' } },
+      });
+      assert.equal(made.status, 201, made.text);
+      return made.body.data.id;
+    };
+    const annProperty = await propertyOf(ann);
+    const cyProperty = await propertyOf(cy);
     // Two a page, newest first: the first page is full from the nearest rows; the second (one match left after
     // the cursor) is read by the search once the count has decided (one statement on PostgreSQL).
     const first = await context.request('GET', '/v1/clients?q=quillon&limit=2', { key });
@@ -394,9 +399,9 @@ describe('lists', () => {
     assert.deepEqual(
       [...first.body.data, ...second.body.data].map((client: any) => [client.name, client.tags, client.property_ids]),
       [
-        ['Quillon Cy', ['south'], []],
+        ['Quillon Cy', ['south'], [cyProperty]],
         ['Quillon Bob', [], []],
-        ['Quillon Ann', ['Gold', 'north'], [property.body.data.id]],
+        ['Quillon Ann', ['Gold', 'north'], [annProperty]],
       ],
     );
     assert.equal(second.body.meta.pagination.has_more, false);

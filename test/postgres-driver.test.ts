@@ -438,6 +438,19 @@ describe('PostgreSQL driver', { skip: !onPostgres && 'PostgreSQL only' }, () => 
     const inTransaction = await database.db.transaction().execute(async (trx) => (await settings.execute(trx)).rows);
     assert.deepEqual(shared, [{ jit: 'off', timeout: '30s' }]);
     assert.deepEqual(inTransaction, [{ jit: 'off', timeout: '30s' }]);
+    // Options the URL gives its connections are kept beside it.
+    const url = new URL(testDatabase.url);
+    url.searchParams.set('options', '-c work_mem=8MB');
+    const other = openDatabase({ kind: 'postgres', url: url.toString(), poolMax: 1 });
+    try {
+      const { rows } = await sql<{
+        jit: string;
+        work_mem: string;
+      }>`select current_setting('jit') as jit, current_setting('work_mem') as work_mem`.execute(other.db);
+      assert.deepEqual(rows, [{ jit: 'off', work_mem: '8MB' }]);
+    } finally {
+      await other.close();
+    }
   });
 
   test('connections ended by the server are replaced', async () => {

@@ -408,6 +408,36 @@ describe(`a search's window, count and what it decides, in one statement, on ${o
   });
 });
 
+describe(`a search's count, read only when the window holds no full page, on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
+  test('PostgreSQL (EXPLAIN ANALYZE): `own` fills a page of 5 from the nearest rows and never counts; `own 7` counts', async (t) => {
+    if (!onPostgres) return t.skip('PostgreSQL only: SQLite runs the window, the count and the search one by one');
+    const { db } = context.database;
+    const ran = async (q: string) => {
+      const { sql: text, parameters } = searchDecidedQuery(
+        db,
+        documentAccountId,
+        { q },
+        pageRequest<ClientRow>({ limit: 5 }, CLIENT_SORTS),
+      )!.compile(db);
+      const result = await db.executeQuery<Record<string, string>>({
+        sql: `explain (analyze, costs off, timing off, summary off) ${text}`,
+        parameters,
+        query: { kind: 'RawNode' },
+        queryId: { queryId: 'analyze' },
+      } as never);
+      return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+    };
+    // The CTE's first node: "(never executed)" when nothing read it.
+    const hits = (text: string) =>
+      /CTE hits\n\s*->\s*[^\n]*\((never executed|actual rows=\d+ loops=\d+)\)/.exec(text)?.[1];
+    // The Documents account's ten clients are `Own 0` … `Own 9`.
+    const full = await ran('own');
+    assert.equal(hits(full), 'never executed', full);
+    const one = await ran('own 7');
+    assert.equal(hits(one), 'actual rows=1 loops=1', one);
+  });
+});
+
 describe(`a batch's new client search rows on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
   test('SQLite reads the queue, then each queued client by primary key (never a scan of the search keys or clients)', async (t) => {
     if (onPostgres) return t.skip('SQLite only: PostgreSQL indexes the row itself');

@@ -668,12 +668,19 @@ export function openPostgres(url: string, poolMax: number): Kysely<Tables> {
       connectionTimeoutMillis: 5_000,
       // A runaway query cannot hold a connection (and its locks) for ever.
       statement_timeout: 30_000,
-      // No JIT compilation: PostgreSQL starts it by a plan's estimated cost, which counts the parts a one-time
-      // filter never runs, so a search reading 26 rows spent 40 ms compiling (docs/decisions.md).
-      options: '-c jit=off',
       types,
       pipeline: true,
     } as pg.ClientConfig);
+    // No JIT compilation: PostgreSQL starts it by a plan's estimated cost, which counts the parts a one-time
+    // filter never runs, so a search reading 26 rows spent 40 ms compiling (docs/decisions.md). Set once
+    // connected, not as a startup `options`, which would replace the URL's own `options` or PGOPTIONS (or be
+    // replaced by them).
+    const connect: () => Promise<unknown> = client.connect.bind(client);
+    (client as unknown as { connect(): Promise<unknown> }).connect = () =>
+      connect().then(async (connected) => {
+        await client.query('set jit = off');
+        return connected;
+      });
     return keepStatementsPrepared(client, QueryOf, shapes) as PgClient;
   };
   const connections = new PipelinedConnections(open, poolMax);

@@ -391,8 +391,6 @@ async function searchClients(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ): Promise<Listed<ClientRow & { property_ids: string | string[] }>> {
-  const window = searchWindowQuery(db, accountId, filters, page);
-  if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   // PostgreSQL: the window, the count and what the count decides in one statement (one round trip).
   const decided = searchDecidedQuery(db, accountId, filters, page);
   if (decided) {
@@ -405,6 +403,8 @@ async function searchClients(
       return { rows, resumeAfter: { value: bound_value!, id: bound_id } };
     return { rows };
   }
+  const window = searchWindowQuery(db, accountId, filters, page);
+  if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   const rows = await window.matches.execute();
   if (rows.length > page.limit) return { rows };
   // Not a page from the nearest rows. The index counts what the search would read (SQLite: the term's
@@ -432,13 +432,15 @@ export function searchDecidedQuery(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ) {
+  if (!statementsAreRoundTrips(db)) return undefined;
   const hits = searchCountQuery(db, filters);
   const window = searchWindowQuery(db, accountId, filters, page, false);
-  if (!hits || !window || !statementsAreRoundTrips(db)) return undefined;
+  if (!hits || !window) return undefined;
   const search = listClientsQuery(db, accountId, filters, page, false);
   const limit = sql.lit(page.limit);
   const walked = sql`(select count from decided) > ${sql.lit(WALK_LIMIT)}`;
   // The page's order, written out for the rows kept (each part is in it already; nothing else promises it).
+  // Every client sort is a column of the row (CLIENT_SORTS: sort=name is `sort_name`), so `found` has it.
   const direction = sql.raw(page.descending ? 'desc' : 'asc');
   const ordered = sql`order by ${sql.ref(`found.${page.field.expression ?? page.column}`)} ${direction}, found.id ${direction}`;
   // A search row's columns, null (the id too) on the one row of a search that found none.
