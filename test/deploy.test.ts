@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { temporaryDirectory } from './helpers/context.js';
 import { createTestDatabase } from './helpers/database.js';
-import { freePort, ROOT, runBms, startServer, type ServerProcess } from './helpers/processes.js';
+import { freePorts, ROOT, runBms, startServer, type ServerProcess } from './helpers/processes.js';
 import { startRedis } from './helpers/redis.js';
 
 const NGINX = '/usr/sbin/nginx';
@@ -147,7 +147,8 @@ test("nginx with TLS in front of two instances (TRUST_PROXY=1): the guide's exam
   );
   const ca = fs.readFileSync(cert);
 
-  const [httpsPort, httpPort] = [await freePort(), await freePort()];
+  // Two different ports: two freePort calls in a row may be given the same one (nginx then refused the site).
+  const [httpsPort, httpPort] = (await freePorts(2)) as [number, number];
   const origin = `https://localhost:${httpsPort}`;
   const env = {
     DATABASE_URL: database.url,
