@@ -39,12 +39,12 @@ const postgres = await startPostgresDatabase('pg_create', undefined, {
 try {
   const env = { DATABASE_URL: postgres.url };
   const { key } = await prepare(env);
-  for (const index of (process.env.PG_CREATE_DROP ?? '').split(',').filter(Boolean))
-    await dropIndex(postgres.url, index);
-  const server = await startBms(env);
   const admin = new pg.Client({ connectionString: postgres.url });
   await admin.connect();
+  for (const index of (process.env.PG_CREATE_DROP ?? '').split(',').filter(Boolean))
+    await admin.query(`drop index ${pg.escapeIdentifier(index)}`);
   await admin.query('create extension if not exists pg_stat_statements');
+  const server = await startBms(env);
   wrk(server.url, key, 3);
   await admin.query('select pg_stat_statements_reset()');
   await admin.query(`select pg_stat_reset_shared('wal')`);
@@ -80,10 +80,3 @@ try {
   postgres.stop();
 }
 process.exit(0);
-
-async function dropIndex(url: string, index: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(`drop index ${pg.escapeIdentifier(index)}`);
-  await client.end();
-}
