@@ -50,6 +50,7 @@ export {
 } from './keyset.js';
 export {
   compare,
+  conditionsOf,
   fenced,
   keysOf,
   listPlan,
@@ -59,6 +60,7 @@ export {
   type Condition,
   type ListPlan,
   type Listed,
+  type ShapedCondition,
 } from './list-plan.js';
 export { listByShape } from './list-shapes.js';
 export { migrateToLatest } from './migrate.js';

@@ -265,15 +265,48 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   return { query: list(), ranges, walk: { bound, list } };
 }
 
-/** Runs a plan: the one query; or a small range read whole; or the walk, stopped at its bound. */
-export async function runList<O>(plan: ListPlan<O>): Promise<Listed<O>> {
-  if (!plan.walk) return { rows: await plan.query.execute() };
-  for (const range of plan.ranges) {
-    const { count } = await range.count.executeTakeFirstOrThrow();
-    if (Number(count) <= WALK_LIMIT) return { rows: await range.list.execute() };
-  }
-  const bound = await plan.walk.bound.executeTakeFirst();
-  if (!bound) return { rows: await plan.query.execute() };
+/**
+ * A filter condition made from its values, so that a list's queries can be compiled once per shape
+ * (db/list-shapes.ts): `make` must put each of `values` in the condition as a bound value, as given, and take
+ * nothing else from the request; `key` names everything else that decides the condition's SQL.
+ */
+export interface ShapedCondition {
+  key: string;
+  values: readonly unknown[];
+  make(db: Executor, values: readonly unknown[]): Condition;
+}
+
+/** The conditions `shaped` makes of its own values. */
+export function conditionsOf(db: Executor, shaped: readonly ShapedCondition[]): Condition[] {
+  return shaped.map((one) => one.make(db, one.values));
+}
+
+/** A plan's queries as runnable steps: a ListPlan's, or its compiled shape's (db/list-shapes.ts). */
+export interface PlanSteps<O> {
+  query(): Promise<O[]>;
+  ranges: Array<{ count(): Promise<number>; list(): Promise<O[]> }>;
+  walk?: { bound(): Promise<SortKey | undefined>; list(bound: SortKey): Promise<O[]> } | undefined;
+}
+
+/** Runs a plan's steps: the one query; or a small range read whole; or the walk, stopped at its bound. */
+export async function runSteps<O>(steps: PlanSteps<O>): Promise<Listed<O>> {
+  if (!steps.walk) return { rows: await steps.query() };
+  for (const range of steps.ranges) if ((await range.count()) <= WALK_LIMIT) return { rows: await range.list() };
+  const bound = await steps.walk.bound();
+  if (!bound) return { rows: await steps.query() };
   // A full page ends at its own last row (toPage); a short one resumes after the bound.
-  return { rows: await plan.walk.list(bound).execute(), resumeAfter: bound };
+  return { rows: await steps.walk.list(bound), resumeAfter: bound };
+}
+
+/** Runs a plan (runSteps), building each query's SQL as it goes. */
+export function runList<O>(plan: ListPlan<O>): Promise<Listed<O>> {
+  const { walk } = plan;
+  return runSteps({
+    query: () => plan.query.execute(),
+    ranges: plan.ranges.map((range) => ({
+      count: async () => Number((await range.count.executeTakeFirstOrThrow()).count),
+      list: () => range.list.execute(),
+    })),
+    walk: walk && { bound: () => walk.bound.executeTakeFirst(), list: (bound) => walk.list(bound).execute() },
+  });
 }

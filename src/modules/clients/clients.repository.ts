@@ -3,6 +3,7 @@ import { sql, type InferResult, type Kysely, type SqlBool } from 'kysely';
 import {
   applyPage,
   type Condition,
+  conditionsOf,
   type Executor,
   fenced,
   keepsDerivedColumns,
@@ -18,7 +19,7 @@ import {
   prepared,
   preparedInsert,
   preparedInsertRows,
-  runList,
+  type ShapedCondition,
   type SortFields,
   type SortKey,
   sortKeyOf,
@@ -68,8 +69,11 @@ export interface ClientFilters extends TimeBounds {
   external_id?: string | undefined;
   q?: string | undefined;
   email?: string | undefined;
-  /** Custom field filters (modules/custom-fields/filters.ts), each answered by the value rows' index. */
-  custom?: Condition[] | undefined;
+  /**
+   * Custom field and tag filters (modules/custom-fields/filters.ts, modules/tags), each answered by its value
+   * rows' index, as conditions made from their values (a list without `q` or `email` is compiled once per shape).
+   */
+  shaped?: readonly ShapedCondition[] | undefined;
 }
 
 /** `sort=name` is case-insensitive: it orders by sort_name, the name in lower case, which has its own index. */
@@ -298,11 +302,11 @@ function startsWith(accountId: string, prefix: string) {
  * 20261128110000), compiled once per shape; listClients finds each row's record by them.
  */
 const listClientVersionsByShape = listByShape<VersionedClient>(
-  (db, values, page) =>
+  (db, values, page, custom) =>
     clientListPlan(
       db,
       values.account_id!,
-      values,
+      { ...values, custom },
       page as unknown as PageRequest<ClientRow>,
       'versions',
     ) as unknown as ListPlan<VersionedClient>,
@@ -311,11 +315,11 @@ const listClientVersionsByShape = listByShape<VersionedClient>(
 /** A list without `q` or `email`, compiled once per shape (db/list-shapes.ts). */
 const listClientsByShape = listByShape<ListedClient>(
   // Its rows carry property_ids as read (JSON text on SQLite), made an array by listClients.
-  (db, values, page) =>
+  (db, values, page, custom) =>
     clientListPlan(
       db,
       values.account_id!,
-      values,
+      { ...values, custom },
       page as unknown as PageRequest<ClientRow>,
     ) as unknown as ListPlan<ListedClient>,
 );
@@ -342,12 +346,12 @@ export function listClientVersions(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ): Promise<Listed<VersionedClient>> {
-  // Custom field and tag filters: not a compiled shape (their values are the fields' own), planned each time.
-  if (filters.custom !== undefined)
-    return runList(clientListPlan(db, accountId, filters, page, 'versions')) as unknown as Promise<
-      Listed<VersionedClient>
-    >;
-  return listClientVersionsByShape(db, listValues(accountId, filters), page as unknown as PageRequest<VersionedClient>);
+  return listClientVersionsByShape(
+    db,
+    listValues(accountId, filters),
+    page as unknown as PageRequest<VersionedClient>,
+    filters.shaped,
+  );
 }
 
 /** A page of clients read whole (client-cache.ts reads through its kept copies first where it keeps them). */
@@ -357,15 +361,9 @@ export async function listClients(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ): Promise<Listed<ListedClient>> {
-  if (filters.q === undefined && filters.email === undefined && filters.custom !== undefined) {
-    // Custom field filters: not a compiled shape (their values are the fields' own), planned each time.
-    const listed = (await runList(clientListPlan(db, accountId, filters, page))) as unknown as Listed<ListedClient>;
-    for (const row of listed.rows) withPropertyIdArray(row);
-    return listed;
-  }
   if (filters.q === undefined && filters.email === undefined) {
     const values = listValues(accountId, filters);
-    const listed = await listClientsByShape(db, values, page as unknown as PageRequest<ListedClient>);
+    const listed = await listClientsByShape(db, values, page as unknown as PageRequest<ListedClient>, filters.shaped);
     for (const row of listed.rows) withPropertyIdArray(row);
     return listed;
   }
@@ -517,7 +515,7 @@ export function searchWindowQuery(
   computed = true,
 ) {
   const { q, email } = filters;
-  if (q === undefined || email !== undefined || filters.external_id !== undefined || filters.custom !== undefined)
+  if (q === undefined || email !== undefined || filters.external_id !== undefined || filters.shaped !== undefined)
     return undefined;
   const trigram = [...q].length >= TRIGRAM;
   const holds = trigram ? textSearch(db).holds('nearest', q) : undefined;
@@ -571,7 +569,7 @@ export function listClientsQuery(
   }
   if (email !== undefined) query = query.where(sql<SqlBool>`lower(email) = ${email.toLowerCase()}`);
   if (filters.external_id !== undefined) query = query.where('external_id', '=', filters.external_id);
-  for (const condition of filters.custom ?? []) query = query.where(condition.expression);
+  for (const condition of conditionsOf(db, filters.shaped ?? [])) query = query.where(condition.expression);
   // A search or an e-mail: its rows come from its own index first, then are sorted. Left to itself the
   // planner may walk the sort's index through the whole account instead, testing each row (330 ms at a
   // million clients); the fence keeps the two apart.

@@ -9,12 +9,12 @@ import { einvoicingProblems, mergeEinvoicing, serializeAddress, type EinvoicingI
 import { validationError } from '../../core/errors.js';
 import { findExternalIdHolders, guardExternalId, requireReference, requireRow } from '../shared/index.js';
 import {
-  customFieldConditions,
+  customFieldShapes,
   deleteCustomFieldValues,
   updatedCustomFields,
   writeCustomFields,
 } from '../custom-fields/index.js';
-import { deleteObjectTags, tagConditions, writeTags } from '../tags/index.js';
+import { deleteObjectTags, tagShapes, writeTags } from '../tags/index.js';
 import { deleteAttachmentsOf } from '../attachments/index.js';
 import {
   clientDefinitions,
@@ -236,11 +236,11 @@ export async function deleteClient(
 
 export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<PresentableClient>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
-  const custom = [
-    ...(await customFieldConditions(ctx.db, ctx.accountId, 'client', 'clients', query)),
-    ...(await tagConditions(ctx.db, ctx.accountId, 'client', 'clients', query)),
+  const shaped = [
+    ...(await customFieldShapes(ctx.db, ctx.accountId, 'client', 'clients', query)),
+    ...(await tagShapes(ctx.db, ctx.accountId, 'client', 'clients', query)),
   ];
-  const filters = custom.length > 0 ? { ...query, custom } : query;
+  const filters = shaped.length > 0 ? { ...query, shaped } : query;
   const { rows, resumeAfter } = await listClientRecords(ctx.db, ctx.accountId, filters, page);
   return toPage<PresentableClient>(rows, page as unknown as PageRequest<PresentableClient>, resumeAfter);
 }

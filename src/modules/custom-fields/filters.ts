@@ -6,7 +6,15 @@
 // field_id, values). Never a read of the objects' JSON.
 import { type Expression, sql, type SqlBool } from 'kysely';
 import { type ErrorDetail, validationError } from '../../core/errors.js';
-import { type Condition, type Executor, fenced, unindexed, WALK_LIMIT } from '../../db/index.js';
+import {
+  type Condition,
+  conditionsOf,
+  type Executor,
+  fenced,
+  type ShapedCondition,
+  unindexed,
+  WALK_LIMIT,
+} from '../../db/index.js';
 import { valueColumn } from './custom-fields.repository.js';
 import type { CustomFieldResource } from './custom-fields.schemas.js';
 import { type Definition, readDefinitions } from './definitions.js';
@@ -79,6 +87,20 @@ export async function customFieldConditions(
   table: string,
   query: Record<string, unknown>,
 ): Promise<Condition[]> {
+  return conditionsOf(db, await customFieldShapes(db, accountId, resource, table, query));
+}
+
+/**
+ * The query's custom field filters as conditions made from their values (db/list-shapes.ts compiles a list's
+ * queries once per shape with them), or a 422 naming each wrong one. Empty when the query has none.
+ */
+export async function customFieldShapes(
+  db: Executor,
+  accountId: string,
+  resource: CustomFieldResource,
+  table: string,
+  query: Record<string, unknown>,
+): Promise<ShapedCondition[]> {
   const names = Object.keys(query).filter((name) => name.startsWith('custom_fields.'));
   if (names.length === 0) return [];
   const definitions = await readDefinitions(db, accountId, resource);
@@ -115,13 +137,45 @@ export async function customFieldConditions(
     asked.set(field.key, entry);
   }
   if (problems.length > 0) throw validationError(problems);
-  return [...asked.values()].map((one) => conditionOf(db, accountId, table, one));
+  return [...asked.values()].map((one) => shapedOf(accountId, table, one));
 }
 
-function conditionOf(db: Executor, accountId: string, table: string, asked: Asked): Condition {
+/**
+ * A filter as a condition made from its values: the account's id, the field's id, then the values asked, the
+ * lower bound and the upper bound, each when set. What else decides the SQL (the value column, how many values,
+ * which bounds) is its key.
+ */
+function shapedOf(accountId: string, table: string, asked: Asked): ShapedCondition {
   const column = valueColumn(asked.field.type);
+  const equals = asked.equals && [...new Set(asked.equals)];
+  const count = equals?.length;
+  const hasGte = asked.gte !== undefined;
+  const hasLte = asked.lte !== undefined;
+  const bounds = [...(hasGte ? [asked.gte] : []), ...(hasLte ? [asked.lte] : [])];
+  return {
+    key: `custom_fields ${table} ${column} ${count ?? '-'} ${hasGte} ${hasLte}`,
+    values: [accountId, asked.field.id, ...(equals ?? []), ...bounds],
+    make: (db, [account, fieldId, ...rest]) => {
+      const after = rest.slice(count ?? 0);
+      return conditionOf(db, String(account), String(fieldId), table, column, {
+        equals: count === undefined ? undefined : (rest.slice(0, count) as Array<string | number>),
+        gte: hasGte ? (after.shift() as string | number) : undefined,
+        lte: hasLte ? (after.shift() as string | number) : undefined,
+      });
+    },
+  };
+}
+
+function conditionOf(
+  db: Executor,
+  accountId: string,
+  fieldId: string,
+  table: string,
+  column: string,
+  asked: Omit<Asked, 'field'>,
+): Condition {
   const value = sql.ref(column);
-  const field = sql<SqlBool>`account_id = ${accountId} and field_id = ${asked.field.id}`;
+  const field = sql<SqlBool>`account_id = ${accountId} and field_id = ${fieldId}`;
   const tests: Array<Expression<SqlBool>> = [];
   if (asked.equals) tests.push(sql<SqlBool>`${value} in (${sql.join(asked.equals)})`);
   if (asked.gte !== undefined) tests.push(sql<SqlBool>`${value} >= ${asked.gte}`);
@@ -140,8 +194,8 @@ function conditionOf(db: Executor, accountId: string, table: string, asked: Aske
   // Any of several values: one range of the index per value, each cut at WALK_LIMIT + 1, then together. PostgreSQL
   // 15 cannot read `value in (…)` in the index's order, so one range over them all sorted every matching row
   // (60–100 ms for two values each held by a fifth of a million clients). Counting needs no order: the ranges
-  // together hold at most WALK_LIMIT entries only when each was read whole.
-  const values = asked.equals && asked.equals.length > 1 ? [...new Set(asked.equals)] : [];
+  // together hold at most WALK_LIMIT entries only when each was read whole (the values are distinct).
+  const values = asked.equals && asked.equals.length > 1 ? asked.equals : [];
   const range =
     values.length > 1
       ? db
@@ -150,9 +204,9 @@ function conditionOf(db: Executor, accountId: string, table: string, asked: Aske
               .map((one, index) =>
                 db
                   .selectFrom(
-                    rangeOf(
-                      sql<SqlBool>`account_id = ${accountId} and field_id = ${asked.field.id} and ${value} = ${one}`,
-                    ).as(`value${index}`),
+                    rangeOf(sql<SqlBool>`account_id = ${accountId} and field_id = ${fieldId} and ${value} = ${one}`).as(
+                      `value${index}`,
+                    ),
                   )
                   .selectAll(),
               )
@@ -174,5 +228,5 @@ function conditionOf(db: Executor, accountId: string, table: string, asked: Aske
       .where(asked.equals ? matches : sql<SqlBool>`${field} and ${unindexed(test)}`)
       .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
   );
-  return { column: `custom_fields.${asked.field.key}`, expression: sql<SqlBool>`exists ${probe}`, range };
+  return { column: `custom_fields.${fieldId}`, expression: sql<SqlBool>`exists ${probe}`, range };
 }

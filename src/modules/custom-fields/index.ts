@@ -7,7 +7,12 @@ export {
   CustomFieldsSchemaSchema,
 } from './custom-fields.schemas.js';
 export { type Definitions, readDefinitions } from './definitions.js';
-export { CUSTOM_FIELD_FILTER_PATTERN, customFieldConditions, customFieldFilterOptions } from './filters.js';
+export {
+  CUSTOM_FIELD_FILTER_PATTERN,
+  customFieldConditions,
+  customFieldFilterOptions,
+  customFieldShapes,
+} from './filters.js';
 export { completeCustomFieldAnswers, type CustomFieldSeam, customFieldSeam } from './seam.js';
 export { customFieldsJsonSchema } from './json-schema.js';
 export { onCustomFieldDeleted, purgeAllDeletedCustomFields, purgeDeletedCustomFields } from './purge.js';

@@ -14,7 +14,7 @@ export {
   tagFilterProperties,
 } from './tags.schemas.js';
 export { tagNamesColumn } from './tags.repository.js';
-export { deleteObjectTags, storedTags, tagConditions, writeTags } from './tags.service.js';
+export { deleteObjectTags, storedTags, tagConditions, tagShapes, writeTags } from './tags.service.js';
 
 /** What a tagged kind's routes take (http/resource-routes.ts `tags`). */
 export function tagSeam(kind: TaggedKind) {

@@ -9,11 +9,13 @@ import { isUuid, newId } from '../../core/deps.js';
 import { conflict, fieldError, notFound, type Precondition } from '../../core/errors.js';
 import {
   type Condition,
+  conditionsOf,
   type Executor,
   fenced,
   fromJson,
   type Page,
   pageRequest,
+  type ShapedCondition,
   toPage,
   WALK_LIMIT,
 } from '../../db/index.js';
@@ -193,7 +195,21 @@ export async function tagConditions(
   table: string,
   query: { tags_any?: string | undefined; tags_all?: string | undefined },
 ): Promise<Condition[]> {
-  const conditions: Condition[] = [];
+  return conditionsOf(db, await tagShapes(db, accountId, kind, table, query));
+}
+
+/**
+ * `tags_any` and `tags_all` as conditions made from their values (db/list-shapes.ts compiles a list's queries
+ * once per shape with them); a 422 on a filter naming too many.
+ */
+export async function tagShapes(
+  db: Executor,
+  accountId: string,
+  kind: TaggedKind,
+  table: string,
+  query: { tags_any?: string | undefined; tags_all?: string | undefined },
+): Promise<ShapedCondition[]> {
+  const shaped: ShapedCondition[] = [];
   for (const name of ['tags_any', 'tags_all'] as const) {
     const text = query[name];
     if (text === undefined) continue;
@@ -201,44 +217,52 @@ export async function tagConditions(
     if (names.length === 0 || names.length > MAX_FILTER_TAGS)
       throw fieldError(name, `must name 1 to ${MAX_FILTER_TAGS} tags, comma-separated`);
     const ids = (await repository.findTagsByKeys(db, accountId, names.map(keyOf))).map((row) => row.id);
-    if (name === 'tags_any') conditions.push(tagCondition(db, accountId, kind, table, 'tags', ids));
-    else if (ids.length < names.length) conditions.push(tagCondition(db, accountId, kind, table, 'tags', []));
-    else for (const tagId of ids) conditions.push(tagCondition(db, accountId, kind, table, `tags.${tagId}`, [tagId]));
+    if (name === 'tags_any') shaped.push(tagShape(accountId, kind, table, 'any', ids));
+    else if (ids.length < names.length) shaped.push(tagShape(accountId, kind, table, 'all', []));
+    else for (const tagId of ids) shaped.push(tagShape(accountId, kind, table, 'all', [tagId]));
   }
-  return conditions;
+  return shaped;
 }
 
 /**
- * Objects holding any of these tags: the range of tag_links_tag_idx (account, tag, kind, object) and, row by row,
- * the same index probed by the row's id. No tag: a condition no row meets.
+ * Objects holding any of these tags (`all`: this one tag, one condition of several): the range of
+ * tag_links_tag_idx (account, tag, kind, object) and, row by row, the same index probed by the row's id. No tag:
+ * a condition no row meets. Made from the account's id and the tags' ids.
  */
-function tagCondition(
-  db: Executor,
+function tagShape(
   accountId: string,
   kind: TaggedKind,
   table: string,
-  column: string,
+  of: 'any' | 'all',
   tagIds: readonly string[],
-): Condition {
-  if (tagIds.length === 0) return { column, expression: sql<SqlBool>`1 = 0` };
-  const matches = sql<SqlBool>`account_id = ${accountId} and tag_id in (${sql.join([...tagIds])}) and resource = ${kind}`;
-  const range = db
-    .selectFrom('tag_links')
-    .select(sql.ref<string>('object_id').as('range_id'))
-    .where(matches)
-    .orderBy('tag_id')
-    .orderBy('resource')
-    .orderBy('object_id')
-    .limit(sql.lit(WALK_LIMIT + 1));
-  const probe = fenced(
-    db,
-    db
-      .selectFrom('tag_links')
-      .select(sql.lit(1).as('one'))
-      .where(matches)
-      .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
-  );
-  return { column, expression: sql<SqlBool>`exists ${probe}`, range };
+): ShapedCondition {
+  return {
+    key: `tags ${kind} ${table} ${of} ${tagIds.length}`,
+    values: [accountId, ...tagIds],
+    make(db, [account, ...ids]): Condition {
+      // Each condition's own column: a range read whole skips only the condition it is the range of.
+      const column = of === 'any' ? 'tags' : `tags.${ids.length === 0 ? 'none' : String(ids[0])}`;
+      if (ids.length === 0) return { column, expression: sql<SqlBool>`1 = 0` };
+      const matches = sql<SqlBool>`account_id = ${account} and tag_id in (${sql.join(ids)}) and resource = ${kind}`;
+      const range = db
+        .selectFrom('tag_links')
+        .select(sql.ref<string>('object_id').as('range_id'))
+        .where(matches)
+        .orderBy('tag_id')
+        .orderBy('resource')
+        .orderBy('object_id')
+        .limit(sql.lit(WALK_LIMIT + 1));
+      const probe = fenced(
+        db,
+        db
+          .selectFrom('tag_links')
+          .select(sql.lit(1).as('one'))
+          .where(matches)
+          .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
+      );
+      return { column, expression: sql<SqlBool>`exists ${probe}`, range };
+    },
+  };
 }
 
 // --- /v1/tags ---
