@@ -1588,7 +1588,7 @@ describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQ
         assert.equal(custom.length, 1);
         // SQLite reads a filtered page as its rows' ids and versions first (the kept copies): the same plan.
         for (const reading of onPostgres ? (['rows'] as const) : (['rows', 'versions'] as const)) {
-          const { ranges, walk } = clientListPlan(
+          const { ranges, walk, decide } = clientListPlan(
             db(),
             filtersAccountId,
             { custom },
@@ -1605,6 +1605,13 @@ describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQ
           assertReads(read, 'clients_account_created_at_idx', true, true);
           // The walk: the sort's index, each row's value checked by the value rows' index.
           assertReads(await plan(walk.bound), sortIndex, false);
+          // PostgreSQL: the range's count and the bound in one statement (one round trip), each by its own index.
+          assert.equal(decide !== undefined, onPostgres);
+          if (decide) {
+            const decided = await plan(decide);
+            assertReads(decided, index, false);
+            assertReads(decided, sortIndex, false);
+          }
           const walked = await plan(
             walk.list({ value: sort === 'name' ? 'valued 5' : '2026-06-01T00:00:00.000Z', id: ID }),
           );
@@ -1662,7 +1669,7 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
       assert.equal(custom.length, conditions);
       // SQLite reads a filtered page as its rows' ids and versions first (the kept copies): the same plan.
       for (const reading of onPostgres ? (['rows'] as const) : (['rows', 'versions'] as const)) {
-        const { ranges, walk } = clientListPlan(
+        const { ranges, walk, decide } = clientListPlan(
           db(),
           tagsAccountId,
           { custom },
@@ -1672,6 +1679,13 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
         assert.ok(walk, 'a walk bounded to WALK_LIMIT entries');
         assert.equal(ranges.length, conditions);
         assertReads(await plan(ranges[0]!.count), 'tag_links_tag_idx', false);
+        // PostgreSQL: every range's count and the bound in one statement, each by its own index.
+        assert.equal(decide !== undefined, onPostgres);
+        if (decide) {
+          const decided = await plan(decide);
+          assertReads(decided, 'tag_links_tag_idx', false);
+          assertReads(decided, 'clients_account_created_at_idx', false);
+        }
         const walked = await plan(walk.list({ value: '2026-06-01T00:00:00.000Z', id: ID }));
         assertReads(walked, 'clients_account_created_at_idx', false);
         // Each row's check: the tag's index, or the object's own links (at most 20), both led by the account.

@@ -89,6 +89,19 @@ export interface ListPlan<O> {
   walk?:
     | { bound: SelectQueryBuilder<any, any, SortKey>; list(bound: SortKey): SelectQueryBuilder<any, any, O> }
     | undefined;
+  /**
+   * PostgreSQL, a walk with ranges: the ranges' counts and the walk's bound in one statement (`count0`, …,
+   * `value`, `id`; both null when there is no bound), one round trip instead of one a range and one for the bound.
+   */
+  decide?: SelectQueryBuilder<any, any, Record<string, unknown>> | undefined;
+}
+
+/** What a plan's `decide` statement answered: its ranges' counts, in order, and the walk's bound. */
+export function decided(row: Record<string, unknown>, ranges: number): { counts: number[]; bound?: SortKey } {
+  const counts = Array.from({ length: ranges }, (_, index) => Number(row[`count${index}`]));
+  return row.id === null || row.id === undefined
+    ? { counts }
+    : { counts, bound: { value: row.value as SortKey['value'], id: row.id as string } };
 }
 
 /**
@@ -262,7 +275,18 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
           .orderBy(sql.ref('value'), direction)
           .orderBy(sql.ref('id'), direction)
           .limit(sql.lit(1));
-  return { query: list(), ranges, walk: { bound, list } };
+  // PostgreSQL: a round trip each is most of a small statement's time, so the counts and the bound go as one.
+  const decide =
+    dialectOf(db) === 'postgres' && ranges.length > 0
+      ? (ranges.reduce(
+          (query, range, index) => query.select(range.count.as(`count${index}`)),
+          untyped
+            .selectFrom(sql`(select 1)`.as('one'))
+            .leftJoinLateral(bound.as('bound'), (join) => join.onTrue())
+            .select([sql.ref('bound.value').as('value'), sql.ref('bound.id').as('id')]),
+        ) as unknown as ListPlan<O>['decide'])
+      : undefined;
+  return { query: list(), ranges, walk: { bound, list }, decide };
 }
 
 /**
@@ -286,13 +310,23 @@ export interface PlanSteps<O> {
   query(): Promise<O[]>;
   ranges: Array<{ count(): Promise<number>; list(): Promise<O[]> }>;
   walk?: { bound(): Promise<SortKey | undefined>; list(bound: SortKey): Promise<O[]> } | undefined;
+  /** The ranges' counts and the bound in one statement (ListPlan's `decide`), when the plan has it. */
+  decide?: (() => Promise<{ counts: number[]; bound?: SortKey }>) | undefined;
 }
 
 /** Runs a plan's steps: the one query; or a small range read whole; or the walk, stopped at its bound. */
 export async function runSteps<O>(steps: PlanSteps<O>): Promise<Listed<O>> {
   if (!steps.walk) return { rows: await steps.query() };
-  for (const range of steps.ranges) if ((await range.count()) <= WALK_LIMIT) return { rows: await range.list() };
-  const bound = await steps.walk.bound();
+  let bound: SortKey | undefined;
+  if (steps.decide) {
+    const answer = await steps.decide();
+    const small = answer.counts.findIndex((count) => count <= WALK_LIMIT);
+    if (small >= 0) return { rows: await steps.ranges[small]!.list() };
+    bound = answer.bound;
+  } else {
+    for (const range of steps.ranges) if ((await range.count()) <= WALK_LIMIT) return { rows: await range.list() };
+    bound = await steps.walk.bound();
+  }
   if (!bound) return { rows: await steps.query() };
   // A full page ends at its own last row (toPage); a short one resumes after the bound.
   return { rows: await steps.walk.list(bound), resumeAfter: bound };
@@ -300,8 +334,9 @@ export async function runSteps<O>(steps: PlanSteps<O>): Promise<Listed<O>> {
 
 /** Runs a plan (runSteps), building each query's SQL as it goes. */
 export function runList<O>(plan: ListPlan<O>): Promise<Listed<O>> {
-  const { walk } = plan;
+  const { walk, decide } = plan;
   return runSteps({
+    decide: decide && (async () => decided(await decide.executeTakeFirstOrThrow(), plan.ranges.length)),
     query: () => plan.query.execute(),
     ranges: plan.ranges.map((range) => ({
       count: async () => Number((await range.count.executeTakeFirstOrThrow()).count),

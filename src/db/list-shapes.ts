@@ -13,6 +13,7 @@ import {
   conditionsOf,
   type Listed,
   type ListPlan,
+  decided,
   runList,
   runSteps,
   type ShapedCondition,
@@ -35,6 +36,7 @@ interface Shape {
   query: Compiled;
   ranges: Array<{ count: Compiled; list: Compiled }>;
   walk?: { bound: Compiled; list: Compiled } | undefined;
+  decide?: Compiled | undefined;
 }
 
 /**
@@ -46,6 +48,11 @@ const STAND_IN_PREFIX = '0001-01-01T00:00:00.';
 const standIn = (index: number) => `${STAND_IN_PREFIX}${String(index + 1).padStart(3, '0')}Z`;
 const INTEGER_STAND_IN = 9_000_000_000_001;
 const INTEGER_BOUND_STAND_IN = 9_000_000_000_003;
+/**
+ * The most shapes a list keeps compiled, oldest out: a filter's count of values is part of its shape (up to a few
+ * hundred of a custom field's `a,b,…`), so the shapes a caller could ask for are not few.
+ */
+const MAX_SHAPES = 1000;
 
 type Build<O> = (db: Executor, values: ListValues, page: PageRequest<O>, custom: Condition[]) => ListPlan<O>;
 
@@ -107,6 +114,7 @@ function compileShape<O>(
     query: compile(plan.query),
     ranges: plan.ranges.map((range) => ({ count: compile(range.count), list: compile(range.list) })),
     walk: walk && { bound: compile(walk.bound), list: compile(walk.list(bound)) },
+    decide: plan.decide && compile(plan.decide),
   };
   const used = new Set(compiled.flatMap((one) => one.slots.filter((slot) => !('constant' in slot))));
   const unchanged = [...slotOf.values()].every((slot) => used.has(slot) || ('bound' in slot && !walk));
@@ -149,6 +157,7 @@ export function listByShape<O>(build: Build<O>) {
     let shape = shapes.get(key);
     if (shape === undefined) {
       shape = compileShape(db, build, names, page, shaped) ?? null;
+      if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value as string);
       shapes.set(key, shape);
     }
     if (shape === null) return runList(build(db, given, page, conditionsOf(db, shaped)));
@@ -166,8 +175,11 @@ export function listByShape<O>(build: Build<O>) {
                 : slot.constant,
         ),
       );
-    const { walk } = shape;
+    const { walk, decide } = shape;
     return runSteps({
+      decide:
+        decide &&
+        (async () => decided((await run(decide))[0] as unknown as Record<string, unknown>, shape.ranges.length)),
       query: () => run(shape.query),
       ranges: shape.ranges.map((range) => ({
         count: async () => Number(((await run(range.count))[0] as unknown as { count: number | string }).count),
