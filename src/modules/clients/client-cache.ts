@@ -275,8 +275,10 @@ export async function listClientRecords(
   accountId: string,
   filters: repository.ClientFilters,
   page: PageRequest<ClientRow>,
+  /** The account's client definitions when the caller has read them already (its filters' checks). */
+  read?: Definitions,
 ): Promise<Listed<PresentableClient>> {
-  const definitions = await clientDefinitions(db, accountId);
+  const definitions = read ?? (await clientDefinitions(db, accountId));
   const copies = copiesIn(db);
   if (copies !== undefined && filters.q === undefined && filters.email === undefined) {
     const listed = await repository.listClientVersions(db, accountId, filters, page);

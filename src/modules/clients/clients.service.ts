@@ -236,11 +236,13 @@ export async function deleteClient(
 
 export async function listClients(ctx: Context, query: ListClientsInput): Promise<Page<PresentableClient>> {
   const page = pageRequest(query, repository.CLIENT_SORTS);
+  // Read once for the filters' checks and the rows' values (on PostgreSQL each read is a round trip).
+  const definitions = await clientDefinitions(ctx.db, ctx.accountId);
   const shaped = [
-    ...(await customFieldShapes(ctx.db, ctx.accountId, 'client', 'clients', query)),
+    ...(await customFieldShapes(ctx.db, ctx.accountId, 'client', 'clients', query, definitions)),
     ...(await tagShapes(ctx.db, ctx.accountId, 'client', 'clients', query)),
   ];
   const filters = shaped.length > 0 ? { ...query, shaped } : query;
-  const { rows, resumeAfter } = await listClientRecords(ctx.db, ctx.accountId, filters, page);
+  const { rows, resumeAfter } = await listClientRecords(ctx.db, ctx.accountId, filters, page, definitions);
   return toPage<PresentableClient>(rows, page as unknown as PageRequest<PresentableClient>, resumeAfter);
 }

@@ -17,7 +17,7 @@ import {
 } from '../../db/index.js';
 import { valueColumn } from './custom-fields.repository.js';
 import type { CustomFieldResource } from './custom-fields.schemas.js';
-import { type Definition, readDefinitions } from './definitions.js';
+import { type Definition, type Definitions, readDefinitions } from './definitions.js';
 import { INDEXED_TEXT, isDate } from './values.js';
 
 /** The most custom field filters a list takes (docs/api-contract.md §32). */
@@ -92,7 +92,8 @@ export async function customFieldConditions(
 
 /**
  * The query's custom field filters as conditions made from their values (db/list-shapes.ts compiles a list's
- * queries once per shape with them), or a 422 naming each wrong one. Empty when the query has none.
+ * queries once per shape with them), or a 422 naming each wrong one. Empty when the query has none. `read`: the
+ * kind's definitions when the caller has read them already.
  */
 export async function customFieldShapes(
   db: Executor,
@@ -100,10 +101,11 @@ export async function customFieldShapes(
   resource: CustomFieldResource,
   table: string,
   query: Record<string, unknown>,
+  read?: Definitions,
 ): Promise<ShapedCondition[]> {
   const names = Object.keys(query).filter((name) => name.startsWith('custom_fields.'));
   if (names.length === 0) return [];
-  const definitions = await readDefinitions(db, accountId, resource);
+  const definitions = read ?? (await readDefinitions(db, accountId, resource));
   const problems: ErrorDetail[] = [];
   if (names.length > MAX_FILTERS)
     for (const name of names.slice(MAX_FILTERS))
