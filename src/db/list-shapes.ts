@@ -105,9 +105,12 @@ function compileShape<O>(
   const compiled: Compiled[] = [];
   const compile = (query: { compile(): CompiledQuery }): Compiled => {
     const one = query.compile();
-    const slots = one.parameters.map((parameter): Slot => slotOf.get(parameter) ?? { constant: parameter });
-    compiled.push({ query: one, slots });
-    return { query: one, slots };
+    const entry = {
+      query: one,
+      slots: one.parameters.map((parameter) => slotOf.get(parameter) ?? { constant: parameter }),
+    };
+    compiled.push(entry);
+    return entry;
   };
   const { walk } = plan;
   const shape: Shape = {
