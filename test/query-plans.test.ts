@@ -1611,6 +1611,8 @@ describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQ
             const decided = await plan(decide);
             assertReads(decided, index, false);
             assertReads(decided, sortIndex, false);
+            // The bound's WALK_LIMIT entries are read only when the range is larger (a small one is read whole).
+            assert.match(decided, /One-Time Filter: \(\(\$\d+\) > 500\)/, decided);
           }
           const walked = await plan(
             walk.list({ value: sort === 'name' ? 'valued 5' : '2026-06-01T00:00:00.000Z', id: ID }),
@@ -1685,6 +1687,13 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
           const decided = await plan(decide);
           assertReads(decided, 'tag_links_tag_idx', false);
           assertReads(decided, 'clients_account_created_at_idx', false);
+          // The bound is read only when every range is larger than WALK_LIMIT.
+          const gate = Array.from({ length: conditions }, () => String.raw`\(\(\$\d+\) > 500\)`).join(' AND ');
+          assert.match(
+            decided,
+            new RegExp(`One-Time Filter: ${conditions === 1 ? gate : String.raw`\(${gate}\)`}`),
+            decided,
+          );
         }
         const walked = await plan(walk.list({ value: '2026-06-01T00:00:00.000Z', id: ID }));
         assertReads(walked, 'clients_account_created_at_idx', false);

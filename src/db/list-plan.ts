@@ -8,7 +8,14 @@
 // walking the sort's index, at most WALK_LIMIT entries per page; a page that reaches that bound before it
 // is full ends there, short or even empty, with a cursor that resumes where it stopped (docs/decisions.md).
 // biome-ignore-all lint/suspicious/noExplicitAny: the plans are built over derived tables that Kysely's types cannot name; each query's rows are typed by O
-import { sql, type AliasedExpression, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import {
+  type AliasedExpression,
+  type Compilable,
+  type Expression,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import { applyPage, beyond, sortKeyOf, type PageRequest, type SortKey } from './keyset.js';
 
@@ -91,9 +98,11 @@ export interface ListPlan<O> {
     | undefined;
   /**
    * PostgreSQL, a walk with ranges: the ranges' counts and the walk's bound in one statement (`count0`, …,
-   * `value`, `id`; both null when there is no bound), one round trip instead of one a range and one for the bound.
+   * `value`, `id`; both null when there is no bound), one round trip instead of one a range and one for the
+   * bound. The bound (WALK_LIMIT entries of the sort's index) is read only when every range is larger than
+   * WALK_LIMIT (a one-time filter on the counts): a small range is read whole instead.
    */
-  decide?: SelectQueryBuilder<any, any, Record<string, unknown>> | undefined;
+  decide?: (Compilable<Record<string, unknown>> & { execute(): Promise<Record<string, unknown>> }) | undefined;
 }
 
 /** What a plan's `decide` statement answered: its ranges' counts, in order, and the walk's bound. */
@@ -276,17 +285,28 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
           .orderBy(sql.ref('id'), direction)
           .limit(sql.lit(1));
   // PostgreSQL: a round trip each is most of a small statement's time, so the counts and the bound go as one.
-  const decide =
-    dialectOf(db) === 'postgres' && ranges.length > 0
-      ? (ranges.reduce(
-          (query, range, index) => query.select(range.count.as(`count${index}`)),
-          untyped
-            .selectFrom(sql`(select 1)`.as('one'))
-            .leftJoinLateral(bound.as('bound'), (join) => join.onTrue())
-            .select([sql.ref('bound.value').as('value'), sql.ref('bound.id').as('id')]),
-        ) as unknown as ListPlan<O>['decide'])
-      : undefined;
+  const decide = dialectOf(db) === 'postgres' && ranges.length > 0 ? decideQuery(db, ranges, bound) : undefined;
   return { query: list(), ranges, walk: { bound, list }, decide };
+}
+
+/** ListPlan's `decide` statement, for PostgreSQL: see there. */
+function decideQuery<O>(
+  db: Executor,
+  ranges: ListPlan<O>['ranges'],
+  bound: SelectQueryBuilder<any, any, SortKey>,
+): ListPlan<O>['decide'] {
+  const counts = sql.join(ranges.map((range, index) => sql`(${range.count}) as ${sql.ref(`count${index}`)}`));
+  const large = sql.join(
+    ranges.map((_, index) => sql`${sql.ref(`counted.count${index}`)} > ${sql.lit(WALK_LIMIT)}`),
+    sql` and `,
+  );
+  const statement = sql<
+    Record<string, unknown>
+  >`select counted.*, bound.value, bound.id from (select ${counts} offset 0) counted left join lateral (select * from (${bound}) bound where ${large} offset 0) bound on true`;
+  return {
+    compile: () => statement.compile(db),
+    execute: async () => (await statement.execute(db)).rows[0]!,
+  };
 }
 
 /**
@@ -336,7 +356,7 @@ export async function runSteps<O>(steps: PlanSteps<O>): Promise<Listed<O>> {
 export function runList<O>(plan: ListPlan<O>): Promise<Listed<O>> {
   const { walk, decide } = plan;
   return runSteps({
-    decide: decide && (async () => decided(await decide.executeTakeFirstOrThrow(), plan.ranges.length)),
+    decide: decide && (async () => decided(await decide.execute(), plan.ranges.length)),
     query: () => plan.query.execute(),
     ranges: plan.ranges.map((range) => ({
       count: async () => Number((await range.count.executeTakeFirstOrThrow()).count),
