@@ -159,8 +159,23 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   };
   const withComputed = (query: Query, from: string): Query =>
     source.computed ? (query.select(source.computed(from) as never) as Query) : query;
+  const direction = page.descending ? 'desc' : 'asc';
+  // A page of rows read and then sorted, with the computed columns added for the page's rows alone: written in
+  // the sorting select, they were computed for every row sorted when they looked cheap to PostgreSQL (a client's
+  // property ids, 111 times for a page of 26 from a range of 111).
+  const paged = (rows: Query): Query =>
+    source.computed
+      ? withComputed(
+          untyped
+            .selectFrom(rows.as('paged'))
+            .selectAll()
+            .orderBy(sortKeyOf(page), direction)
+            .orderBy(sql.ref('id'), direction),
+          'paged',
+        )
+      : rows;
   const sorted = (query: Query) =>
-    withComputed(applyPage(untyped.selectFrom(fenced(db, query).as('matched')).selectAll(), page), 'matched');
+    paged(applyPage(untyped.selectFrom(fenced(db, query).as('matched')).selectAll(), page));
   const amongCondition =
     among && sql<SqlBool>`${sql.ref(among.column)} in (${sql.join(among.values.length > 0 ? among.values : [null])})`;
   if (keys.length > 0) {
@@ -255,12 +270,11 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       return {
         column,
         count,
-        list: withComputed(applyPage(untyped.selectFrom(read.as('matched')).selectAll(), page), 'matched'),
+        list: paged(applyPage(untyped.selectFrom(read.as('matched')).selectAll(), page)),
       };
     })
     .concat(ownRanges);
   // The walk's bound: the WALK_LIMIT-th entry after the cursor (of each value's range; the nearest of those).
-  const direction = page.descending ? 'desc' : 'asc';
   const bounds = values.map((value) => {
     let query = walked(start(), value)
       .clearSelect()
