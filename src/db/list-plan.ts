@@ -314,6 +314,8 @@ function decideQuery<O>(
     ranges.map((_, index) => sql`${sql.ref(`counted.count${index}`)} > ${sql.lit(WALK_LIMIT)}`),
     sql` and `,
   );
+  // Each `offset 0` keeps its subquery apart: flattened, the counts were computed twice (once for the answer,
+  // once for the filter) and the filter joined the bound's rows after reading them, instead of a one-time filter.
   const statement = sql<
     Record<string, unknown>
   >`select counted.*, bound.value, bound.id from (select ${counts} offset 0) counted left join lateral (select * from (${bound}) bound where ${large} offset 0) bound on true`;
