@@ -140,6 +140,7 @@ async function seedRows(database: Database, accountId: string): Promise<{ second
                 resource: 'client',
                 object_id: id,
                 position: position++,
+                object_created_at: stamp,
               });
           for (const field of fields) {
             const value = custom[field.key];
@@ -150,6 +151,7 @@ async function seedRows(database: Database, accountId: string): Promise<{ second
               text_value: null,
               number_value: null,
               amount_value: null,
+              object_created_at: stamp,
             };
             if (field.type === 'number') values.push({ ...row, number_value: value as number });
             else if (field.type === 'money') values.push({ ...row, amount_value: value as number });

@@ -82,13 +82,27 @@ before(async () => {
       created_at: instant(index),
       updated_at: instant(index),
     });
-    const value = { account_id: accountId, object_id: id, text_value: null, number_value: null, amount_value: null };
+    const value = {
+      account_id: accountId,
+      object_id: id,
+      text_value: null,
+      number_value: null,
+      amount_value: null,
+      object_created_at: instant(index),
+    };
     values.push({ ...value, field_id: fields.region!, text_value: region(index) });
     values.push({ ...value, field_id: fields.visits!, number_value: visits(index) });
     let position = 0;
     TAGS.forEach(([, holds], at) => {
       if (holds(index)) {
-        links.push({ account_id: accountId, tag_id: tags[at]!.id, resource: 'client', object_id: id, position });
+        links.push({
+          account_id: accountId,
+          tag_id: tags[at]!.id,
+          resource: 'client',
+          object_id: id,
+          position,
+          object_created_at: instant(index),
+        });
         position += 1;
       }
     });

@@ -1642,7 +1642,9 @@ describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQ
             pageRequest<ClientRow>({ sort }, CLIENT_SORTS),
             reading,
           );
-          const sortIndex = sort === 'name' ? 'clients_account_sort_name_idx' : 'clients_account_created_at_idx';
+          // Sorted by created_at, the walk reads the field's entries in that order (the values in the index); by
+          // name, the sort's index.
+          const sortIndex = sort === 'name' ? 'clients_account_sort_name_idx' : 'custom_field_values_sorted_idx';
           assert.ok(walk, 'a walk bounded to WALK_LIMIT entries');
           assert.equal(ranges.length, 1);
           // The range: the value rows' index, led by (account_id, field_id), alone.
@@ -1650,20 +1652,40 @@ describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQ
           const read = await plan(ranges[0]!.list);
           assertReads(read, index, true);
           assertReads(read, 'clients_account_created_at_idx', true, true);
-          // The walk: the sort's index, each row's value checked by the value rows' index.
           assertReads(await plan(walk.bound), sortIndex, false);
           // PostgreSQL: the range's count and the bound in one statement (one round trip), each by its own index.
           assert.equal(decide !== undefined, onPostgres);
           if (decide) {
             const decided = await plan(decide);
-            assertReads(decided, index, false);
-            assertReads(decided, sortIndex, false);
+            if (sort === 'name') {
+              assertReads(decided, index, false);
+              assertReads(decided, sortIndex, false);
+            } else {
+              assertReads(decided, `custom_field_values_(?:${index.split('_')[3]}|sorted)_idx`, false);
+              assert.match(decided, new RegExp(`using ${index}\\b`), decided);
+              assert.match(decided, /Index Only Scan Backward using custom_field_values_sorted_idx/, decided);
+            }
             // The bound's WALK_LIMIT entries are read only when the range is larger (a small one is read whole).
             assert.match(decided, /One-Time Filter: \(\(\$\d+\) > 500\)/, decided);
           }
           const walked = await plan(
             walk.list({ value: sort === 'name' ? 'valued 5' : '2026-06-01T00:00:00.000Z', id: ID }),
           );
+          if (sort !== 'name') {
+            // The field's matching entries, tested in the index (no row of the value table, no probe per client),
+            // each client then read by its primary key; only those few rows are sorted.
+            assertReads(walked, sortIndex, true);
+            assertReads(walked, 'clients_account_created_at_idx', true, true);
+            assert.match(
+              walked,
+              onPostgres
+                ? /Index Only Scan Backward using custom_field_values_sorted_idx/
+                : /SEARCH custom_field_values USING COVERING INDEX custom_field_values_sorted_idx \(account_id=\? AND field_id=\? AND /,
+              walked,
+            );
+            continue;
+          }
+          // The walk: the sort's index, each row's value checked by the value rows' index.
           assertReads(walked, sortIndex, false);
           assertReads(walked, checkIndex, false);
           // A range's check finds the value in the object's entries: on SQLite no row of the table is read.
@@ -1713,7 +1735,7 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
     ['tags_all, two tags', { tags_all: 'vip,north' }, 2],
   ];
   for (const [name, query, conditions] of TAG_CASES)
-    test(`clients, ${name}: tag_links_tag_idx for the range, an index of the links for each row of the walk`, async () => {
+    test(`clients, ${name}: tag_links_tag_idx for the range, the tag's links in created_at order for the walk`, async () => {
       const custom = await tagConditions(db(), tagsAccountId, 'client', 'clients', query);
       assert.equal(custom.length, conditions);
       // SQLite reads a filtered page as its rows' ids and versions first (the kept copies): the same plan.
@@ -1730,10 +1752,14 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
         assertReads(await plan(ranges[0]!.count), 'tag_links_tag_idx', false);
         // PostgreSQL: every range's count and the bound in one statement, each by its own index.
         assert.equal(decide !== undefined, onPostgres);
+        // The walk: the first tag's links in created_at order (each tag's, merged, for any of two).
+        assertReads(await plan(walk.bound), 'tag_links_sorted_idx', name === 'tags_any, two tags');
         if (decide) {
           const decided = await plan(decide);
-          assertReads(decided, 'tag_links_tag_idx', false);
-          assertReads(decided, 'clients_account_created_at_idx', false);
+          // (Two tags' bounds are merged: PostgreSQL's Merge Append names its Sort Key.)
+          assertReads(decided, 'tag_links_(?:tag|sorted)_idx', name === 'tags_any, two tags');
+          assert.match(decided, /using tag_links_tag_idx/, decided);
+          assert.match(decided, /Index Only Scan Backward using tag_links_sorted_idx/, decided);
           // The bound is read only when every range is larger than WALK_LIMIT.
           const gate = Array.from({ length: conditions }, () => String.raw`\(\(\$\d+\) > 500\)`).join(' AND ');
           assert.match(
@@ -1743,9 +1769,18 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
           );
         }
         const walked = await plan(walk.list({ value: '2026-06-01T00:00:00.000Z', id: ID }));
-        assertReads(walked, 'clients_account_created_at_idx', false);
-        // Each row's check: the tag's index, or the object's own links (at most 20), both led by the account.
-        assertReads(walked, 'tag_links_(?:tag|object)_idx', false);
+        // Each client by its primary key; only the few rows walked are sorted.
+        assertReads(walked, 'clients_account_created_at_idx', true, true);
+        assert.match(
+          walked,
+          onPostgres
+            ? /Index Only Scan Backward using tag_links_sorted_idx/
+            : /SEARCH tag_links USING COVERING INDEX tag_links_sorted_idx \(account_id=\? AND tag_id=\? AND resource=\? AND /,
+          walked,
+        );
+        // tags_all's second tag, checked on each row, and the page's tag names: the tag's index, or the object's
+        // own links (at most 20).
+        assertReads(walked, 'tag_links_(?:sorted|tag|object)_idx', true);
       }
     });
 

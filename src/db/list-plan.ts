@@ -32,6 +32,15 @@ export interface Condition {
    * an id may come more than once (a multi_select holding two of the values asked), read once.
    */
   range?: SelectQueryBuilder<any, any, { range_id: string }> | undefined;
+  /**
+   * The condition's own index in the lists' default order (a custom field's value rows and a tag's links carry
+   * their object's created_at): each branch the entries of one field or tag (columns `object_created_at` and
+   * `object_id`, not yet tested), and `test`, what an entry holds to match, read from the same index. A list
+   * sorted by created_at walks these instead of the sort's index, so no row is probed for the condition.
+   */
+  sorted?:
+    | { branches: Array<SelectQueryBuilder<any, any, any>>; test?: Expression<SqlBool> | undefined }
+    | undefined;
 }
 
 export interface ListShape {
@@ -274,18 +283,25 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       };
     })
     .concat(ownRanges);
+  // A filter with its own index in created_at order is walked there, unless a condition bounds created_at itself.
+  const entries =
+    page.column === 'created_at' && !page.field.expression && !conditions.some((one) => one.column === page.column)
+      ? residual.find((condition) => condition.sorted)
+      : undefined;
   // The walk's bound: the WALK_LIMIT-th entry after the cursor (of each value's range; the nearest of those).
-  const bounds = values.map((value) => {
-    let query = walked(start(), value)
-      .clearSelect()
-      .select([sortKeyOf(page).as('value'), sql.ref<string>('id').as('id')]);
-    if (page.after) query = query.where(beyond(page, page.after, page.descending ? '<' : '>'));
-    return query
-      .orderBy(sortKeyOf(page), direction)
-      .orderBy(sql.ref('id'), direction)
-      .limit(sql.lit(1))
-      .offset(sql.lit(WALK_LIMIT - 1));
-  });
+  const bounds = entries
+    ? entryBounds(page, entries.sorted!)
+    : values.map((value) => {
+        let query = walked(start(), value)
+          .clearSelect()
+          .select([sortKeyOf(page).as('value'), sql.ref<string>('id').as('id')]);
+        if (page.after) query = query.where(beyond(page, page.after, page.descending ? '<' : '>'));
+        return query
+          .orderBy(sortKeyOf(page), direction)
+          .orderBy(sql.ref('id'), direction)
+          .limit(sql.lit(1))
+          .offset(sql.lit(WALK_LIMIT - 1));
+      });
   const [firstBound, ...restBounds] = bounds.map((bound, index) =>
     outerKeys.selectFrom(bound.as(`bound${index}`)).selectAll(),
   );
@@ -300,7 +316,80 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
           .limit(sql.lit(1));
   // PostgreSQL: a round trip each is most of a small statement's time, so the counts and the bound go as one.
   const decide = dialectOf(db) === 'postgres' && ranges.length > 0 ? decideQuery(db, ranges, bound) : undefined;
-  return { query: list(), ranges, walk: { bound, list }, decide };
+  if (!entries) return { query: list(), ranges, walk: { bound, list }, decide };
+  // The walk of the filter's own entries: those up to the bound that match, each then found by its primary key
+  // and checked against the other conditions. With none, each branch stops at a page of matching entries.
+  const others = conditions.filter((condition) => condition !== entries);
+  const alone = others.length === 0 && !among;
+  const entryList = (bound?: SortKey) => {
+    let read = untyped
+      .selectFrom(walkedEntries(db, page, entries.sorted!, bound, alone).as('walk'))
+      .crossJoin(source.table)
+      .select(source.columns)
+      .where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('walk.walk_id')}`);
+    for (const [scoped, value] of Object.entries(source.scope))
+      read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
+    for (const condition of others) read = read.where(unindexed(condition.expression));
+    if (amongCondition) read = read.where(unindexed(amongCondition));
+    return sorted(read);
+  };
+  return { query: entryList(), ranges, walk: { bound, list: entryList }, decide };
+}
+
+/** `(object_created_at, object_id) operator key`: a range of a filter's entries in created_at order. */
+function entryBeyond(key: SortKey, operator: '<' | '>' | '<=' | '>=') {
+  return sql<SqlBool>`((${sql.ref('object_created_at')}, ${sql.ref('object_id')}) ${sql.raw(operator)} (${key.value}, ${key.id}))`;
+}
+
+/** A filter's entries after the cursor in the page's order, `value` and `id`: each branch's WALK_LIMIT-th. */
+function entryBounds(page: PageRequest<unknown>, sorted: NonNullable<Condition['sorted']>) {
+  const direction = page.descending ? 'desc' : 'asc';
+  return sorted.branches.map((branch) => {
+    let query = branch.select([
+      sql.ref<string>('object_created_at').as('value'),
+      sql.ref<string>('object_id').as('id'),
+    ]) as SelectQueryBuilder<any, any, SortKey>;
+    if (page.after) query = query.where(entryBeyond(page.after, page.descending ? '<' : '>'));
+    return query
+      .orderBy(sql.ref('object_created_at'), direction)
+      .orderBy(sql.ref('object_id'), direction)
+      .limit(sql.lit(1))
+      .offset(sql.lit(WALK_LIMIT - 1));
+  });
+}
+
+/**
+ * The ids (`walk_id`) of a filter's matching entries after the cursor, up to `bound`, in the page's order, each
+ * object once (a multi_select's options, an object holding two of the tags asked). `alone`: no other condition
+ * follows, so each branch stops at a page and one (the page's rows are among the first that many of each).
+ */
+function walkedEntries(
+  db: Executor,
+  page: PageRequest<unknown>,
+  sorted: NonNullable<Condition['sorted']>,
+  bound: SortKey | undefined,
+  alone: boolean,
+): SelectQueryBuilder<any, any, { walk_id: string }> {
+  const direction = page.descending ? 'desc' : 'asc';
+  const branches = sorted.branches.map((branch) => {
+    let query = branch
+      .select([sql.ref<string>('object_created_at').as('walk_at'), sql.ref<string>('object_id').as('walk_id')])
+      .distinct();
+    if (sorted.test) query = query.where(sorted.test);
+    if (page.after) query = query.where(entryBeyond(page.after, page.descending ? '<' : '>'));
+    if (bound) query = query.where(entryBeyond(bound, page.descending ? '>=' : '<='));
+    query = query.orderBy(sql.ref('object_created_at'), direction).orderBy(sql.ref('object_id'), direction);
+    return alone ? query.limit(sql.lit(page.limit + 1)) : fenced(db, query);
+  });
+  if (branches.length === 1) return branches[0]!;
+  const untyped = db as unknown as { selectFrom(from: unknown): SelectQueryBuilder<any, any, { walk_id: string }> };
+  const [first, ...rest] = branches.map((branch, index) =>
+    untyped.selectFrom(branch.as(`entries${index}`)).selectAll(),
+  );
+  return untyped
+    .selectFrom(rest.reduce((union, branch) => union.unionAll(branch), first!).as('entries'))
+    .select(sql.ref<string>('walk_id').as('walk_id'))
+    .distinct();
 }
 
 /** ListPlan's `decide` statement, for PostgreSQL: see there. */

@@ -1175,6 +1175,8 @@ export interface TagLinksTable {
   object_id: string;
   /** Its place in the object's list of tags, from 0: the answer's order. */
   position: number;
+  /** The object's created_at, which never changes: the filters walk a tag's objects in that order. */
+  object_created_at: Timestamp | null;
 }
 
 /**
@@ -1227,6 +1229,8 @@ export interface CustomFieldValuesTable {
   text_value: string | null;
   number_value: number | null;
   amount_value: number | null;
+  /** The object's created_at, which never changes: the filters walk a field's objects in that order. */
+  object_created_at: Timestamp | null;
 }
 
 /** A member's time (docs/api-contract.md §29); ended_at null while running. */

@@ -145,7 +145,7 @@ export async function createProduct(ctx: Context, input: CreateProductInput): Pr
     (tx) => takenClaim(tx, claims),
     () =>
       inTransaction(ctx, async (tx) => {
-        row.custom_fields = await createdCustomFields(tx, 'product', row.id, input.custom_fields);
+        row.custom_fields = await createdCustomFields(tx, 'product', row, input.custom_fields);
         await repository.insertProduct(tx.db, row);
         const product = presentProduct(row);
         await recordEvent(tx, 'product.created', product);
@@ -194,7 +194,7 @@ export async function updateProduct(
     inTransaction(ctx, async (tx) => {
       const current = await getRow(tx, id, true);
       precondition?.(presentProduct(current));
-      const values = await updatedCustomFields(tx, 'product', current.id, customFields, current.custom_fields);
+      const values = await updatedCustomFields(tx, 'product', current, customFields, current.custom_fields);
       if (Object.keys(patch).length === 0 && values === undefined) return presentProduct(current);
       const after = { ...current, ...patch } as ProductRow;
       const afterIds = after.tax_rate_ids === null ? null : fromJson<string[]>(after.tax_rate_ids);

@@ -116,8 +116,8 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
     inTransaction(ctx, async (tx) => {
       const definitions = await clientDefinitions(tx.db, tx.accountId);
       row.custom_fields =
-        (await writeCustomFields(tx, definitions, row.id, input.custom_fields, undefined, true)) ?? '{}';
-      row.tags = (await writeTags(tx, 'client', row.id, input.tags, undefined)) ?? '[]';
+        (await writeCustomFields(tx, definitions, row, input.custom_fields, undefined, true)) ?? '{}';
+      row.tags = (await writeTags(tx, 'client', row, input.tags, undefined)) ?? '[]';
       const inserted = repository.insertClient(tx.db, row);
       const client = presentNew(row, definitions);
       // Sent with the row, not after its answer: on PostgreSQL, one round trip (and one socket write) for both.
@@ -144,8 +144,8 @@ export async function createClients(ctx: Context, inputs: readonly CreateClientI
     for (const [index, row] of rows.entries()) {
       const input = inputs[index] as CreateClientInput;
       row.custom_fields =
-        (await writeCustomFields(tx, definitions, row.id, input.custom_fields, undefined, true)) ?? '{}';
-      row.tags = (await writeTags(tx, 'client', row.id, input.tags, undefined)) ?? '[]';
+        (await writeCustomFields(tx, definitions, row, input.custom_fields, undefined, true)) ?? '{}';
+      row.tags = (await writeTags(tx, 'client', row, input.tags, undefined)) ?? '[]';
     }
     await repository.insertClients(tx.db, rows);
     const clients = rows.map((row) => presentNew(row, definitions));
@@ -193,9 +193,9 @@ async function applyClientUpdate(
   if (input.external_id !== undefined) patch.external_id = input.external_id;
   if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
   const definitions = await clientDefinitions(tx.db, tx.accountId);
-  const values = await updatedCustomFields(tx, definitions, current.id, input.custom_fields, current.custom_fields);
+  const values = await updatedCustomFields(tx, definitions, current, input.custom_fields, current.custom_fields);
   if (values !== undefined) patch.custom_fields = values;
-  const tags = await writeTags(tx, 'client', current.id, input.tags, current.tags);
+  const tags = await writeTags(tx, 'client', current, input.tags, current.tags);
   if (tags !== undefined) patch.tags = tags;
   if (Object.keys(patch).length === 0) return presentClient(current);
   patch.updated_at = tx.clock.now().toISOString();

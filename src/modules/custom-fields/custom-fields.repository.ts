@@ -194,6 +194,7 @@ const insertValueRows = preparedInsertRows<'custom_field_values', CustomFieldVal
   'text_value',
   'number_value',
   'amount_value',
+  'object_created_at',
 ]);
 
 /** Replaces an object's value rows of these fields with `rows` (a create's: one INSERT, no delete). */

@@ -1,9 +1,10 @@
 // The custom field filters of a kind's list (docs/api-contract.md §27): `custom_fields.<key>=v` (comma: any of;
 // text whole-value and case-insensitive; a multi_select holding any), `custom_fields.<key>.gte=` / `.lte=` (number,
 // money, date; inclusive), at most 3. Each is a list condition (db/list-plan.ts) answered from the value rows'
-// index (account_id, field_id, value, object_id): its range of object ids when it is small, else checked on each
-// row of the sort's walk by that index, or for a range by the object's own entries (account_id, object_id,
-// field_id, values). Never a read of the objects' JSON.
+// index (account_id, field_id, value, object_id): its range of object ids when it is small; else, sorted by
+// created_at, the field's entries walked in that order (account_id, field_id, object_created_at, object_id,
+// values); else checked on each row of the sort's walk by that index, or for a range by the object's own entries
+// (account_id, object_id, field_id, values). Never a read of the objects' JSON.
 import { type Expression, sql, type SqlBool } from 'kysely';
 import { type ErrorDetail, validationError } from '../../core/errors.js';
 import {
@@ -230,5 +231,9 @@ function conditionOf(
       .where(asked.equals ? matches : sql<SqlBool>`${field} and ${unindexed(test)}`)
       .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
   );
-  return { column: `custom_fields.${fieldId}`, expression: sql<SqlBool>`exists ${probe}`, range };
+  // In the lists' default order: the field's entries by (account_id, field_id, object_created_at, object_id), which
+  // holds the values too, so each entry's test reads no table row (unindexed: the value's index would be read
+  // whole and sorted instead).
+  const sorted = { branches: [db.selectFrom('custom_field_values').where(field)], test: unindexed(test) };
+  return { column: `custom_fields.${fieldId}`, expression: sql<SqlBool>`exists ${probe}`, range, sorted };
 }

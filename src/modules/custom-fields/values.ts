@@ -172,15 +172,25 @@ function mergeValues(stored: CustomFieldValues, given: CustomFieldValues): Custo
   return merged;
 }
 
+/**
+ * The object whose values are written: its id, and its created_at, which its value rows carry (the filters walk a
+ * field's objects in the lists' default order by it; it never changes).
+ */
+export interface ValuesObject {
+  id: string;
+  created_at: string;
+}
+
 /** The typed value rows of a field's value (multi_select: one per option). */
-function valueRows(accountId: string, objectId: string, field: Definition, value: unknown): CustomFieldValueRow[] {
+function valueRows(accountId: string, object: ValuesObject, field: Definition, value: unknown): CustomFieldValueRow[] {
   const row = (text: string | null, number: number | null, amount: number | null): CustomFieldValueRow => ({
     account_id: accountId,
     field_id: field.id,
-    object_id: objectId,
+    object_id: object.id,
     text_value: text,
     number_value: number,
     amount_value: amount,
+    object_created_at: object.created_at,
   });
   switch (field.type) {
     case 'text':
@@ -213,7 +223,7 @@ export function storedValues(json: string | null | undefined): CustomFieldValues
 export async function writeCustomFields(
   tx: Context,
   kind: CustomFieldResource | Definitions,
-  objectId: string,
+  object: ValuesObject,
   input: CustomFieldValues | undefined,
   stored: string | null | undefined,
   creating: boolean,
@@ -227,9 +237,9 @@ export async function writeCustomFields(
     return creating ? '{}' : undefined;
   const named = Object.keys(input).map((key) => definitions.byKey.get(key)!);
   const rows = named.flatMap((field) =>
-    merged[field.key] === undefined ? [] : valueRows(tx.accountId, objectId, field, merged[field.key]),
+    merged[field.key] === undefined ? [] : valueRows(tx.accountId, object, field, merged[field.key]),
   );
-  await repository.replaceValues(tx.db, tx.accountId, objectId, creating ? [] : named.map((field) => field.id), rows);
+  await repository.replaceValues(tx.db, tx.accountId, object.id, creating ? [] : named.map((field) => field.id), rows);
   return json;
 }
 
@@ -276,11 +286,11 @@ export function customFieldChecks(
 export async function createdCustomFields(
   tx: Context,
   resource: CustomFieldResource,
-  objectId: string,
+  object: ValuesObject,
   input: CustomFieldValues | undefined,
   madeByBms = false,
 ): Promise<string> {
-  return (await writeCustomFields(tx, resource, objectId, input, undefined, true, !madeByBms)) ?? '{}';
+  return (await writeCustomFields(tx, resource, object, input, undefined, true, !madeByBms)) ?? '{}';
 }
 
 /**
@@ -290,10 +300,10 @@ export async function createdCustomFields(
 export async function updatedCustomFields(
   tx: Context,
   kind: CustomFieldResource | Definitions,
-  objectId: string,
+  object: ValuesObject,
   input: CustomFieldValues | undefined,
   stored: string | null | undefined,
 ): Promise<string | undefined> {
-  const values = await writeCustomFields(tx, kind, objectId, input, stored, false);
+  const values = await writeCustomFields(tx, kind, object, input, stored, false);
   return values === undefined || values === JSON.stringify(storedValues(stored)) ? undefined : values;
 }

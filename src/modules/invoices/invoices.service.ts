@@ -176,8 +176,8 @@ export async function createInvoice(ctx: Context, input: CreateInvoiceInput, ori
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
       };
-      row.custom_fields = await createdCustomFields(tx, 'invoice', row.id, input.custom_fields, origin !== undefined);
-      row.tags = (await writeTags(tx, 'invoice', row.id, input.tags, undefined)) ?? '[]';
+      row.custom_fields = await createdCustomFields(tx, 'invoice', row, input.custom_fields, origin !== undefined);
+      row.tags = (await writeTags(tx, 'invoice', row, input.tags, undefined)) ?? '[]';
       await repository.insertInvoice(tx.db, row);
       const timezone = await findAccountTimezone(tx.db, tx.accountId);
       const invoice = presentInvoice(invoiceRecord(row, [], 0, timezone), now);
@@ -243,8 +243,8 @@ export async function updateInvoice(
         const property = await propertyOnUpdate(tx, current, input);
         const now = tx.clock.now();
         if (Object.keys(input).length === 0) return presentInvoice(current, now);
-        const values = await updatedCustomFields(tx, 'invoice', current.id, input.custom_fields, current.custom_fields);
-        const tags = await writeTags(tx, 'invoice', current.id, input.tags, current.tags);
+        const values = await updatedCustomFields(tx, 'invoice', current, input.custom_fields, current.custom_fields);
+        const tags = await writeTags(tx, 'invoice', current, input.tags, current.tags);
         // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
         if (
           values === undefined &&

@@ -153,8 +153,8 @@ export async function createJob(
         created_at: now,
         updated_at: now,
       };
-      row.custom_fields = await createdCustomFields(tx, 'job', row.id, input.custom_fields);
-      row.tags = (await writeTags(tx, 'job', row.id, input.tags, undefined)) ?? '[]';
+      row.custom_fields = await createdCustomFields(tx, 'job', row, input.custom_fields);
+      row.tags = (await writeTags(tx, 'job', row, input.tags, undefined)) ?? '[]';
       await repository.insertJob(tx.db, row);
       if (visits.length > 0) {
         await createVisitsForJob(tx, row.id, visits, {
@@ -207,8 +207,8 @@ export async function updateJob(
               );
         const property = await propertyOnUpdate(tx, current, input);
         if (Object.keys(input).length === 0) return presentJob(current);
-        const values = await updatedCustomFields(tx, 'job', current.id, input.custom_fields, current.custom_fields);
-        const tags = await writeTags(tx, 'job', current.id, input.tags, current.tags);
+        const values = await updatedCustomFields(tx, 'job', current, input.custom_fields, current.custom_fields);
+        const tags = await writeTags(tx, 'job', current, input.tags, current.tags);
         // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
         if (
           values === undefined &&

@@ -111,8 +111,8 @@ export async function createProperty(ctx: Context, input: CreatePropertyInput): 
         created_at: now,
         updated_at: now,
       };
-      row.custom_fields = await createdCustomFields(tx, 'property', row.id, input.custom_fields);
-      row.tags = (await writeTags(tx, 'property', row.id, input.tags, undefined)) ?? '[]';
+      row.custom_fields = await createdCustomFields(tx, 'property', row, input.custom_fields);
+      row.tags = (await writeTags(tx, 'property', row, input.tags, undefined)) ?? '[]';
       await repository.insertProperty(tx.db, row);
       const property = presentProperty(row);
       await recordEvent(tx, 'property.created', property);
@@ -164,12 +164,12 @@ export async function updateProperty(
         const values = await updatedCustomFields(
           tx,
           'property',
-          current.id,
+          current,
           input.custom_fields,
           current.custom_fields,
         );
         if (values !== undefined) patch.custom_fields = values;
-        const tags = await writeTags(tx, 'property', current.id, input.tags, current.tags);
+        const tags = await writeTags(tx, 'property', current, input.tags, current.tags);
         if (tags !== undefined) patch.tags = tags;
         if (Object.keys(patch).length === 0) return presentProperty(current);
         patch.updated_at = tx.clock.now().toISOString();

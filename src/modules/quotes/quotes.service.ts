@@ -157,8 +157,8 @@ export async function createQuote(ctx: Context, input: CreateQuoteInput): Promis
         updated_at: now,
       };
       assertDepositWithinTotal(row);
-      row.custom_fields = await createdCustomFields(tx, 'quote', row.id, input.custom_fields);
-      row.tags = (await writeTags(tx, 'quote', row.id, input.tags, undefined)) ?? '[]';
+      row.custom_fields = await createdCustomFields(tx, 'quote', row, input.custom_fields);
+      row.tags = (await writeTags(tx, 'quote', row, input.tags, undefined)) ?? '[]';
       await repository.insertQuote(tx.db, row);
       const quote = presentQuote(row);
       await recordEvent(tx, 'quote.created', quote);
@@ -215,8 +215,8 @@ export async function updateQuote(
         if (fields.client_id !== undefined) await requireClientReference(tx, fields.client_id);
         const property = await propertyOnUpdate(tx, current, input);
         if (Object.keys(input).length === 0) return presentQuote(current);
-        const values = await updatedCustomFields(tx, 'quote', current.id, input.custom_fields, current.custom_fields);
-        const tags = await writeTags(tx, 'quote', current.id, input.tags, current.tags);
+        const values = await updatedCustomFields(tx, 'quote', current, input.custom_fields, current.custom_fields);
+        const tags = await writeTags(tx, 'quote', current, input.tags, current.tags);
         // Custom fields and tags named with the values they hold change nothing: no write, updated_at kept.
         if (
           values === undefined &&

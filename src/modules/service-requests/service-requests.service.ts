@@ -77,7 +77,7 @@ export async function createServiceRequest(ctx: Context, input: CreateServiceReq
       created_at: now,
       updated_at: now,
     };
-    row.custom_fields = await createdCustomFields(tx, 'service_request', row.id, input.custom_fields);
+    row.custom_fields = await createdCustomFields(tx, 'service_request', row, input.custom_fields);
     await repository.insertServiceRequest(tx.db, row);
     const request = presentServiceRequest(row);
     await recordEvent(tx, 'service_request.created', request);
@@ -108,7 +108,7 @@ export async function updateServiceRequest(
     if (input.client_id !== undefined) await requireClientReference(tx, input.client_id);
     const property = await propertyOnUpdate(tx, current, input);
     const { metadata, status, property_id: _property, custom_fields: customFields, ...fields } = input;
-    const values = await updatedCustomFields(tx, 'service_request', current.id, customFields, current.custom_fields);
+    const values = await updatedCustomFields(tx, 'service_request', current, customFields, current.custom_fields);
     if (Object.keys(input).length === (customFields !== undefined && values === undefined ? 1 : 0))
       return presentServiceRequest(current);
     const now = tx.clock.now().toISOString();

@@ -130,7 +130,7 @@ export async function insertLinks(
   db: Executor,
   accountId: string,
   kind: TaggedKind,
-  objectId: string,
+  object: { id: string; created_at: string },
   links: ReadonlyArray<{ tagId: string; position: number }>,
 ): Promise<void> {
   if (links.length === 0) return;
@@ -141,8 +141,9 @@ export async function insertLinks(
         account_id: accountId,
         tag_id: tagId,
         resource: kind,
-        object_id: objectId,
+        object_id: object.id,
         position,
+        object_created_at: object.created_at,
       })),
     )
     .execute();
@@ -203,23 +204,25 @@ export function tagNamesColumn(db: Executor, from: string, accountId?: string) {
   ).as('tags');
 }
 
-/** An object's tag names (JSON text), its row locked until the transaction ends; undefined when there is none. */
+/**
+ * An object's tag names (JSON text) and its created_at (what its links carry), its row locked until the
+ * transaction ends; undefined when there is none.
+ */
 export async function lockObjectTags(
   db: Executor,
   kind: TaggedKind,
   accountId: string,
   id: string,
-): Promise<string | undefined> {
+): Promise<{ tags: string; created_at: string } | undefined> {
   const table = TAGGED_TABLES[kind];
   // Locked first, read after: the names come from other tables (lockRows says why).
   await lockRows(db, table, { account_id: accountId, id });
-  const row = await (db as unknown as Kysely<Record<string, { id: string; account_id: string }>>)
+  return (db as unknown as Kysely<Record<string, { id: string; account_id: string; created_at: string }>>)
     .selectFrom(table)
-    .select(tagNamesColumn(db, table))
+    .select(['created_at', tagNamesColumn(db, table)])
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return row?.tags;
 }
 
 /** Moves an object's updated_at (its tags changed through the add and remove endpoints). */

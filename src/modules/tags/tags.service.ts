@@ -108,7 +108,7 @@ async function tagsNamed(tx: Context, names: readonly string[], field: string): 
 export async function writeTags(
   tx: Context,
   kind: TaggedKind,
-  objectId: string,
+  object: { id: string; created_at: string },
   next: readonly string[] | undefined,
   stored: string | null | undefined,
   field = 'tags',
@@ -121,7 +121,7 @@ export async function writeTags(
   const names = wanted.map((name) => tags.get(keyOf(name))!.name);
   if (JSON.stringify(names) === JSON.stringify(current)) return undefined;
   // The links as they stand (a new object has none), not as `stored` says: they decide which counts move.
-  const held = new Set(stored === undefined ? [] : await repository.deleteObjectLinks(tx.db, tx.accountId, objectId));
+  const held = new Set(stored === undefined ? [] : await repository.deleteObjectLinks(tx.db, tx.accountId, object.id));
   const ids = names.map((name) => tags.get(keyOf(name))!.id);
   const kept = new Set(ids);
   await repository.moveCounts(
@@ -135,7 +135,7 @@ export async function writeTags(
     tx.db,
     tx.accountId,
     kind,
-    objectId,
+    object,
     ids.map((tagId, position) => ({ tagId, position })),
   );
   await repository.moveCounts(
@@ -170,15 +170,16 @@ export async function changeObjectTags<Item extends { id: string }>(
   get: (tx: Context, id: string) => Promise<Item>,
 ): Promise<Item> {
   return inTransaction(ctx, async (tx) => {
-    const stored = isUuid(id) ? await repository.lockObjectTags(tx.db, kind, tx.accountId, id) : undefined;
-    if (stored === undefined) throw notFound(kind.replace('_', ' '), id);
+    const locked = isUuid(id) ? await repository.lockObjectTags(tx.db, kind, tx.accountId, id) : undefined;
+    if (locked === undefined) throw notFound(kind.replace('_', ' '), id);
+    const stored = locked.tags;
     const current = storedTags(stored);
     const next =
       'add' in change ? [...current, ...change.add] : current.filter((name) => keyOf(name) !== keyOf(change.remove));
     if ('add' in change && distinct(next).length > MAX_TAGS)
       throw fieldError('tags', `would make the object hold more than ${MAX_TAGS} tags`);
     const before = await get(tx, id);
-    const json = await writeTags(tx, kind, id, next, stored);
+    const json = await writeTags(tx, kind, { id, created_at: locked.created_at }, next, stored);
     if (json === undefined) return before;
     await repository.touchObject(tx.db, kind, tx.accountId, id, tx.clock.now().toISOString());
     const after = await get(tx, id);
@@ -226,8 +227,9 @@ export async function tagShapes(
 
 /**
  * Objects holding any of these tags (`all`: this one tag, one condition of several): the range of
- * tag_links_tag_idx (account, tag, kind, object) and, row by row, the same index probed by the row's id. No tag:
- * a condition no row meets. Made from the account's id and the tags' ids.
+ * tag_links_tag_idx (account, tag, kind, object); sorted by created_at, each tag's links in that order
+ * (tag_links_sorted_idx); else, row by row, tag_links_tag_idx probed by the row's id. No tag: a condition no row
+ * meets. Made from the account's id and the tags' ids.
  */
 function tagShape(
   accountId: string,
@@ -260,7 +262,13 @@ function tagShape(
           .where(matches)
           .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
       );
-      return { column, expression: sql<SqlBool>`exists ${probe}`, range };
+      // In the lists' default order: each tag's links by (account_id, tag_id, resource, object_created_at, object_id).
+      const branches = ids.map((id) =>
+        db
+          .selectFrom('tag_links')
+          .where(sql<SqlBool>`account_id = ${account} and tag_id = ${id} and resource = ${kind}`),
+      );
+      return { column, expression: sql<SqlBool>`exists ${probe}`, range, sorted: { branches } };
     },
   };
 }

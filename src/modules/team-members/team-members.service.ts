@@ -112,7 +112,7 @@ export async function createTeamMember(ctx: Context, input: CreateTeamMemberInpu
     (tx) => takenClaim(tx, claims),
     () =>
       inTransaction(ctx, async (tx) => {
-        row.custom_fields = await createdCustomFields(tx, 'team_member', row.id, input.custom_fields);
+        row.custom_fields = await createdCustomFields(tx, 'team_member', row, input.custom_fields);
         await repository.insertTeamMember(tx.db, row);
         const member = presentTeamMember(row);
         await recordEvent(tx, 'team_member.created', member);
@@ -164,7 +164,7 @@ export async function updateTeamMember(
       const values = await updatedCustomFields(
         tx,
         'team_member',
-        current.id,
+        current,
         input.custom_fields,
         current.custom_fields,
       );

@@ -319,9 +319,9 @@ export async function createVisitsForJob(
       };
       // A schedule's visit is made by BMS: no one could give it a required field's value.
       row.custom_fields = await withFieldPrefix(prefix, () =>
-        createdCustomFields(tx, 'visit', row.id, input.custom_fields, input.schedule_id !== undefined),
+        createdCustomFields(tx, 'visit', row, input.custom_fields, input.schedule_id !== undefined),
       );
-      row.tags = (await writeTags(tx, 'visit', row.id, input.tags, undefined, `${prefix}tags`)) ?? '[]';
+      row.tags = (await writeTags(tx, 'visit', row, input.tags, undefined, `${prefix}tags`)) ?? '[]';
       await repository.insertVisit(tx.db, row);
       if (row.start_at !== null && row.end_at !== null)
         await repository.noteVisitSpan(tx.db, tx.accountId, elapsedMinutes(row.start_at, row.end_at));
@@ -487,9 +487,9 @@ export async function updateVisit(
         if (input.completion_notes !== undefined) patch.completion_notes = input.completion_notes;
         if (input.external_id !== undefined) patch.external_id = input.external_id;
         if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
-        const values = await updatedCustomFields(tx, 'visit', current.id, input.custom_fields, current.custom_fields);
+        const values = await updatedCustomFields(tx, 'visit', current, input.custom_fields, current.custom_fields);
         if (values !== undefined) patch.custom_fields = values;
-        const tags = await writeTags(tx, 'visit', current.id, input.tags, current.tags);
+        const tags = await writeTags(tx, 'visit', current, input.tags, current.tags);
         if (tags !== undefined) patch.tags = tags;
         if (input.assignee_ids !== undefined)
           await checkAssignees(tx, input.assignee_ids, assigneesBefore, 'assignee_ids');
