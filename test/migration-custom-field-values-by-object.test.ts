@@ -84,6 +84,8 @@ test('value rows written before are found by the object-led index; a purge of ea
       'custom_field_values_amount_idx',
       'custom_field_values_number_idx',
       'custom_field_values_object_idx',
+      // A later migration's (the entries in created_at order).
+      'custom_field_values_sorted_idx',
       'custom_field_values_text_idx',
     ]);
     // The filters answer from the rows written before: visits 11–12 are the second and third clients.

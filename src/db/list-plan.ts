@@ -38,9 +38,7 @@ export interface Condition {
    * `object_id`, not yet tested), and `test`, what an entry holds to match, read from the same index. A list
    * sorted by created_at walks these instead of the sort's index, so no row is probed for the condition.
    */
-  sorted?:
-    | { branches: Array<SelectQueryBuilder<any, any, any>>; test?: Expression<SqlBool> | undefined }
-    | undefined;
+  sorted?: { branches: Array<SelectQueryBuilder<any, any, any>>; test?: Expression<SqlBool> | undefined } | undefined;
 }
 
 export interface ListShape {

@@ -115,8 +115,7 @@ export async function createClient(ctx: Context, input: CreateClientInput): Prom
   return guardExternalId(ctx, 'clients', input.external_id, () =>
     inTransaction(ctx, async (tx) => {
       const definitions = await clientDefinitions(tx.db, tx.accountId);
-      row.custom_fields =
-        (await writeCustomFields(tx, definitions, row, input.custom_fields, undefined, true)) ?? '{}';
+      row.custom_fields = (await writeCustomFields(tx, definitions, row, input.custom_fields, undefined, true)) ?? '{}';
       row.tags = (await writeTags(tx, 'client', row, input.tags, undefined)) ?? '[]';
       const inserted = repository.insertClient(tx.db, row);
       const client = presentNew(row, definitions);
@@ -143,8 +142,7 @@ export async function createClients(ctx: Context, inputs: readonly CreateClientI
     const definitions = await clientDefinitions(tx.db, tx.accountId);
     for (const [index, row] of rows.entries()) {
       const input = inputs[index] as CreateClientInput;
-      row.custom_fields =
-        (await writeCustomFields(tx, definitions, row, input.custom_fields, undefined, true)) ?? '{}';
+      row.custom_fields = (await writeCustomFields(tx, definitions, row, input.custom_fields, undefined, true)) ?? '{}';
       row.tags = (await writeTags(tx, 'client', row, input.tags, undefined)) ?? '[]';
     }
     await repository.insertClients(tx.db, rows);

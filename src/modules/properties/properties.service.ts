@@ -161,13 +161,7 @@ export async function updateProperty(
         if (input.archived !== undefined) patch.archived = input.archived ? 1 : 0;
         if (input.external_id !== undefined) patch.external_id = input.external_id;
         if (input.metadata !== undefined) patch.metadata = JSON.stringify(input.metadata);
-        const values = await updatedCustomFields(
-          tx,
-          'property',
-          current,
-          input.custom_fields,
-          current.custom_fields,
-        );
+        const values = await updatedCustomFields(tx, 'property', current, input.custom_fields, current.custom_fields);
         if (values !== undefined) patch.custom_fields = values;
         const tags = await writeTags(tx, 'property', current, input.tags, current.tags);
         if (tags !== undefined) patch.tags = tags;

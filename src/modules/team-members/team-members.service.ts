@@ -161,13 +161,7 @@ export async function updateTeamMember(
     inTransaction(ctx, async (tx) => {
       const current = await getRow(tx, id, true);
       precondition?.(presentTeamMember(current));
-      const values = await updatedCustomFields(
-        tx,
-        'team_member',
-        current,
-        input.custom_fields,
-        current.custom_fields,
-      );
+      const values = await updatedCustomFields(tx, 'team_member', current, input.custom_fields, current.custom_fields);
       if (Object.keys(patch).length === 0 && values === undefined) return presentTeamMember(current);
       const updated = await repository.updateTeamMember(tx.db, tx.accountId, current.id, {
         ...patch,
