@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { renderHtml, renderText, type MailSnapshot } from '../src/mail/document-mail.js';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
+import { filterEntriesAgainstObjects } from './helpers/filter-entries.js';
 import { pdfText } from './helpers/smtp.js';
 
 /** The contract's nine kinds, as §27 lists them. */
@@ -348,5 +349,16 @@ describe('rules the kinds share', () => {
     assert.match(hub.text, /<dt>PO number<\/dt><dd>PO-7781<\/dd>/);
     assert.match(hub.text, /<dt>Approved budget<\/dt><dd>\$2,500\.00<\/dd>/);
     assert.doesNotMatch(hub.text, /X-SECRET/);
+  });
+});
+
+describe('the value rows’ copy of their object’s created_at', () => {
+  test('after every write above, each value row of every kind carries exactly its own object’s created_at', async () => {
+    // The clock here moves a second a request, so an object's created_at is never its id's instant.
+    const found = await filterEntriesAgainstObjects(context.database.db);
+    for (const kind of KINDS) {
+      assert.ok(found[kind]!.values > 0, `${kind}: value rows compared`);
+      assert.equal(found[kind]!.wrong, 0, `${kind}: ${JSON.stringify(found[kind])}`);
+    }
   });
 });

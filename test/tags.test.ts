@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestContext, ManualClock, type TestContext } from './helpers/context.js';
+import { filterEntriesAgainstObjects } from './helpers/filter-entries.js';
 
 /** The six kinds §27 tags. */
 const KINDS = ['client', 'property', 'quote', 'job', 'invoice', 'visit'] as const;
@@ -263,5 +264,16 @@ describe('a tag is one row', () => {
     );
     assert.equal((await api('DELETE', `/v1/tags/${tags.VIP.id}`)).status, 200);
     assert.deepEqual((await feed(merged.cursor)).entries, [['tag', tags.VIP.id, true, null]]);
+  });
+});
+
+describe('the links’ copy of their object’s created_at', () => {
+  test('after every write above, each link of every tagged kind carries exactly its own object’s created_at', async () => {
+    // The clock here moves a second a request, so an object's created_at is never its id's instant.
+    const found = await filterEntriesAgainstObjects(context.database.db);
+    for (const kind of KINDS) {
+      assert.ok(found[kind]!.links > 0, `${kind}: links compared`);
+      assert.equal(found[kind]!.wrong, 0, `${kind}: ${JSON.stringify(found[kind])}`);
+    }
   });
 });

@@ -5,8 +5,9 @@
 // A filter that is not a range of the sort's index (due_before with the default sort, say) cannot be
 // answered from one index in bounded time. Such a list first counts the filter's own range (at most
 // WALK_LIMIT entries of its index): a small range is read whole and sorted. A larger one is found by
-// walking the sort's index, at most WALK_LIMIT entries per page; a page that reaches that bound before it
-// is full ends there, short or even empty, with a cursor that resumes where it stopped (docs/decisions.md).
+// walking the sort's index (or, for a filter whose entries carry the rows' created_at, those entries in that
+// order: Condition.sorted), at most WALK_LIMIT entries per page; a page that reaches that bound before it is
+// full ends there, short or even empty, with a cursor that resumes where it stopped (docs/decisions.md).
 // biome-ignore-all lint/suspicious/noExplicitAny: the plans are built over derived tables that Kysely's types cannot name; each query's rows are typed by O
 import {
   type AliasedExpression,
@@ -39,6 +40,11 @@ export interface Condition {
    * sorted by created_at walks these instead of the sort's index, so no row is probed for the condition.
    */
   sorted?: { branches: Array<SelectQueryBuilder<any, any, any>>; test?: Expression<SqlBool> | undefined } | undefined;
+  /**
+   * `expression` for the row whose id is `id`: so that a walk of another condition's entries (`sorted`, whose
+   * table is named `entry`) checks this one on each entry's object id, before any row is read.
+   */
+  check?: ((id: Expression<string>) => Expression<SqlBool>) | undefined;
 }
 
 export interface ListShape {
@@ -315,19 +321,23 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   // PostgreSQL: a round trip each is most of a small statement's time, so the counts and the bound go as one.
   const decide = dialectOf(db) === 'postgres' && ranges.length > 0 ? decideQuery(db, ranges, bound) : undefined;
   if (!entries) return { query: list(), ranges, walk: { bound, list }, decide };
-  // The walk of the filter's own entries: those up to the bound that match, each then found by its primary key
-  // and checked against the other conditions. With none, each branch stops at a page of matching entries.
+  // The walk of the filter's own entries: those up to the bound that match and meet the other conditions that
+  // check an object by its id (another custom field or tag: a probe each), each object then read by its primary
+  // key and checked against the rest. With no rest (the entries are the account's: its scope is the only other
+  // test), each branch stops at a page of such entries.
   const others = conditions.filter((condition) => condition !== entries);
-  const alone = others.length === 0 && !among;
+  const rest = others.filter((condition) => !condition.check);
+  const checks = others.flatMap((condition) => (condition.check ? [condition.check(sql.ref('entry.object_id'))] : []));
+  const alone = rest.length === 0 && !among && Object.keys(source.scope).every((column) => column === 'account_id');
   const entryList = (bound?: SortKey) => {
     let read = untyped
-      .selectFrom(walkedEntries(db, page, entries.sorted!, bound, alone).as('walk'))
+      .selectFrom(walkedEntries(db, page, entries.sorted!, checks, bound, alone).as('walk'))
       .crossJoin(source.table)
       .select(source.columns)
       .where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('walk.walk_id')}`);
     for (const [scoped, value] of Object.entries(source.scope))
       read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
-    for (const condition of others) read = read.where(unindexed(condition.expression));
+    for (const condition of rest) read = read.where(unindexed(condition.expression));
     if (amongCondition) read = read.where(unindexed(amongCondition));
     return sorted(read);
   };
@@ -358,13 +368,15 @@ function entryBounds(page: PageRequest<unknown>, sorted: NonNullable<Condition['
 
 /**
  * The ids (`walk_id`) of a filter's matching entries after the cursor, up to `bound`, in the page's order, each
- * object once (a multi_select's options, an object holding two of the tags asked). `alone`: no other condition
- * follows, so each branch stops at a page and one (the page's rows are among the first that many of each).
+ * object once (a multi_select's options, an object holding two of the tags asked), that meet `checks` (on
+ * `entry.object_id`). `alone`: no other condition follows, so each branch stops at a page and one (the page's rows
+ * are among the first that many of each).
  */
 function walkedEntries(
   db: Executor,
   page: PageRequest<unknown>,
   sorted: NonNullable<Condition['sorted']>,
+  checks: ReadonlyArray<Expression<SqlBool>>,
   bound: SortKey | undefined,
   alone: boolean,
 ): SelectQueryBuilder<any, any, { walk_id: string }> {
@@ -374,6 +386,7 @@ function walkedEntries(
       .select([sql.ref<string>('object_created_at').as('walk_at'), sql.ref<string>('object_id').as('walk_id')])
       .distinct();
     if (sorted.test) query = query.where(sorted.test);
+    for (const check of checks) query = query.where(unindexed(check));
     if (page.after) query = query.where(entryBeyond(page.after, page.descending ? '<' : '>'));
     if (bound) query = query.where(entryBeyond(bound, page.descending ? '>=' : '<='));
     query = query.orderBy(sql.ref('object_created_at'), direction).orderBy(sql.ref('object_id'), direction);

@@ -223,17 +223,18 @@ function conditionOf(
   // object_id, field_id), which holds the value too, so the check reads no table row (the range's test unindexed:
   // the value's index would read the whole range per row). Fenced, so that PostgreSQL keeps it a probe per row
   // rather than hashing every value row of the field first.
-  const probe = fenced(
-    db,
-    db
-      .selectFrom('custom_field_values')
-      .select(sql.lit(1).as('one'))
-      .where(asked.equals ? matches : sql<SqlBool>`${field} and ${unindexed(test)}`)
-      .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
-  );
+  const check = (id: Expression<string>) =>
+    sql<SqlBool>`exists ${fenced(
+      db,
+      db
+        .selectFrom('custom_field_values')
+        .select(sql.lit(1).as('one'))
+        .where(asked.equals ? matches : sql<SqlBool>`${field} and ${unindexed(test)}`)
+        .where(sql<SqlBool>`object_id = ${id}`),
+    )}`;
   // In the lists' default order: the field's entries by (account_id, field_id, object_created_at, object_id), which
   // holds the values too, so each entry's test reads no table row (unindexed: the value's index would be read
   // whole and sorted instead).
-  const sorted = { branches: [db.selectFrom('custom_field_values').where(field)], test: unindexed(test) };
-  return { column: `custom_fields.${fieldId}`, expression: sql<SqlBool>`exists ${probe}`, range, sorted };
+  const sorted = { branches: [db.selectFrom('custom_field_values as entry').where(field)], test: unindexed(test) };
+  return { column: `custom_fields.${fieldId}`, expression: check(sql.ref(`${table}.id`)), check, range, sorted };
 }

@@ -4,7 +4,7 @@
 // key, and the first spelling stays. An object's tags are rows of `tag_links` (tag, kind, object, position), by the
 // tag's id: an object's row is read with its tags' names (tagNamesColumn), the filters and counts read the links,
 // and a rename changes the tag's row alone.
-import { sql, type SqlBool } from 'kysely';
+import { type Expression, sql, type SqlBool } from 'kysely';
 import { isUuid, newId } from '../../core/deps.js';
 import { conflict, fieldError, notFound, type Precondition } from '../../core/errors.js';
 import {
@@ -244,7 +244,7 @@ function tagShape(
     make(db, [account, ...ids]): Condition {
       // Each condition's own column: a range read whole skips only the condition it is the range of.
       const column = of === 'any' ? 'tags' : `tags.${ids.length === 0 ? 'none' : String(ids[0])}`;
-      if (ids.length === 0) return { column, expression: sql<SqlBool>`1 = 0` };
+      if (ids.length === 0) return { column, expression: sql<SqlBool>`1 = 0`, check: () => sql<SqlBool>`1 = 0` };
       const matches = sql<SqlBool>`account_id = ${account} and tag_id in (${sql.join(ids)}) and resource = ${kind}`;
       const range = db
         .selectFrom('tag_links')
@@ -254,21 +254,18 @@ function tagShape(
         .orderBy('resource')
         .orderBy('object_id')
         .limit(sql.lit(WALK_LIMIT + 1));
-      const probe = fenced(
-        db,
-        db
-          .selectFrom('tag_links')
-          .select(sql.lit(1).as('one'))
-          .where(matches)
-          .where(sql<SqlBool>`object_id = ${sql.ref(`${table}.id`)}`),
-      );
+      const check = (id: Expression<string>) =>
+        sql<SqlBool>`exists ${fenced(
+          db,
+          db.selectFrom('tag_links').select(sql.lit(1).as('one')).where(matches).where(sql<SqlBool>`object_id = ${id}`),
+        )}`;
       // In the lists' default order: each tag's links by (account_id, tag_id, resource, object_created_at, object_id).
       const branches = ids.map((id) =>
         db
-          .selectFrom('tag_links')
+          .selectFrom('tag_links as entry')
           .where(sql<SqlBool>`account_id = ${account} and tag_id = ${id} and resource = ${kind}`),
       );
-      return { column, expression: sql<SqlBool>`exists ${probe}`, range, sorted: { branches } };
+      return { column, expression: check(sql.ref(`${table}.id`)), check, range, sorted: { branches } };
     },
   };
 }
