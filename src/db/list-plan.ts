@@ -33,6 +33,8 @@ export interface Condition {
    * an id may come more than once (a multi_select holding two of the values asked), read once.
    */
   range?: SelectQueryBuilder<any, any, { range_id: string }> | undefined;
+  /** The range also yields `range_at`, each object's created_at, from the same index. */
+  rangeAt?: boolean | undefined;
   /**
    * The condition's own index in the lists' default order (a custom field's value rows and a tag's links carry
    * their object's created_at): each branch the entries of one field or tag (columns `object_created_at` and
@@ -234,16 +236,38 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       .selectFrom(range.as('range'))
       .clearSelect()
       .select(sql<number>`count(*)`.as('count')) as unknown as ListPlan<O>['ranges'][number]['count'];
-  /** A range of another table's index (a custom field's value rows): its ids, each row then found by its primary key. */
-  const rangeOf = (column: string, range: SelectQueryBuilder<any, any, { range_id: string }>, once: boolean) => {
-    const count = countOf(range);
-    const ids = once
-      ? (untyped
-          .selectFrom(range.as('entries'))
-          .clearSelect()
-          .select(sql.ref('range_id').as('range_id'))
-          .distinct() as Query)
-      : range;
+  /** Sorted by the plain created_at: what a range that carries its objects' created_at (`range_at`) is read by. */
+  const byCreatedAt = page.column === 'created_at' && !page.field.expression;
+  /** Whether a list's other tests are only the conditions that check an object by its id (and the account's scope). */
+  const onlyChecks = (others: Condition[]) =>
+    others.every((condition) => condition.check) &&
+    !among &&
+    Object.keys(source.scope).every((column) => column === 'account_id');
+  /**
+   * A range of another table's index (a custom field's value rows): its ids, each row then found by its primary
+   * key. One that carries its objects' created_at, read for a list sorted by it, is sorted by that first, with the
+   * other conditions that check an object by its id, so that only a page of rows (with no other test) is read.
+   */
+  const rangeOf = (own: Condition) => {
+    const range = own.range!;
+    const others = conditions.filter((condition) => condition !== own);
+    const sortedFirst = own.rangeAt === true && byCreatedAt;
+    let ids = untyped
+      .selectFrom(range.as('entries'))
+      .clearSelect()
+      .select(sql.ref('range_id').as('range_id'))
+      .distinct() as Query;
+    if (sortedFirst) {
+      ids = ids.select(sql.ref('range_at').as('range_at'));
+      for (const condition of others)
+        if (condition.check) ids = ids.where(unindexed(condition.check(sql.ref('entries.range_id'))));
+      if (page.after)
+        ids = ids.where(
+          sql<SqlBool>`((${sql.ref('range_at')}, ${sql.ref('range_id')}) ${sql.raw(page.descending ? '<' : '>')} (${page.after.value}, ${page.after.id}))`,
+        );
+      ids = ids.orderBy(sql.ref('range_at'), direction).orderBy(sql.ref('range_id'), direction);
+      ids = onlyChecks(others) ? ids.limit(sql.lit(page.limit + 1)) : fenced(db, ids);
+    }
     // The range's ids drive (CROSS JOIN keeps that order on SQLite), each row then found by its primary key.
     let read = untyped
       .selectFrom(ids.as('range'))
@@ -252,14 +276,12 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       .where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('range.range_id')}`);
     for (const [scoped, value] of Object.entries(source.scope))
       read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
-    for (const condition of conditions)
-      if (condition.column !== column) read = read.where(unindexed(condition.expression));
+    for (const condition of others)
+      if (!sortedFirst || !condition.check) read = read.where(unindexed(condition.expression));
     if (amongCondition) read = read.where(unindexed(amongCondition));
-    return { column, count, list: sorted(read) };
+    return { column: own.column, count: countOf(range), list: sorted(read) };
   };
-  const ownRanges = residual.flatMap((condition) =>
-    condition.range ? [rangeOf(condition.column, condition.range, true)] : [],
-  );
+  const ownRanges = residual.flatMap((condition) => (condition.range ? [rangeOf(condition)] : []));
   const ranges = [...new Set(residual.map((condition) => condition.column))]
     .filter((column) => page.columns.includes(column))
     .map((column) => {
@@ -289,7 +311,7 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
     .concat(ownRanges);
   // A filter with its own index in created_at order is walked there, unless a condition bounds created_at itself.
   const entries =
-    page.column === 'created_at' && !page.field.expression && !conditions.some((one) => one.column === page.column)
+    byCreatedAt && !conditions.some((one) => one.column === page.column)
       ? residual.find((condition) => condition.sorted)
       : undefined;
   // The walk's bound: the WALK_LIMIT-th entry after the cursor (of each value's range; the nearest of those).
@@ -328,7 +350,7 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   const others = conditions.filter((condition) => condition !== entries);
   const rest = others.filter((condition) => !condition.check);
   const checks = others.flatMap((condition) => (condition.check ? [condition.check(sql.ref('entry.object_id'))] : []));
-  const alone = rest.length === 0 && !among && Object.keys(source.scope).every((column) => column === 'account_id');
+  const alone = onlyChecks(others);
   const entryList = (bound?: SortKey) => {
     let read = untyped
       .selectFrom(walkedEntries(db, page, entries.sorted!, checks, bound, alone).as('walk'))

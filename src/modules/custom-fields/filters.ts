@@ -189,7 +189,7 @@ function conditionOf(
   const rangeOf = (where: typeof matches) =>
     db
       .selectFrom('custom_field_values')
-      .select(sql.ref<string>('object_id').as('range_id'))
+      .select([sql.ref<string>('object_id').as('range_id'), sql.ref<string>('object_created_at').as('range_at')])
       .where(where)
       .orderBy(sql.ref(column))
       .orderBy(sql.ref('object_id'))
@@ -236,5 +236,12 @@ function conditionOf(
   // holds the values too, so each entry's test reads no table row (unindexed: the value's index would be read
   // whole and sorted instead).
   const sorted = { branches: [db.selectFrom('custom_field_values as entry').where(field)], test: unindexed(test) };
-  return { column: `custom_fields.${fieldId}`, expression: check(sql.ref(`${table}.id`)), check, range, sorted };
+  return {
+    column: `custom_fields.${fieldId}`,
+    expression: check(sql.ref(`${table}.id`)),
+    check,
+    range,
+    rangeAt: true,
+    sorted,
+  };
 }
