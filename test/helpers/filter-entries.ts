@@ -4,19 +4,7 @@
 // the objects' own rows, by kind, after a test's writes.
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
-
-/** Each kind's table, by the resource its fields and links name. */
-const TABLES = {
-  client: 'clients',
-  property: 'properties',
-  service_request: 'service_requests',
-  quote: 'quotes',
-  job: 'jobs',
-  invoice: 'invoices',
-  visit: 'visits',
-  product: 'products',
-  team_member: 'team_members',
-} as const;
+import { KIND_TABLES } from '../../src/modules/custom-fields/custom-fields.repository.js';
 
 /**
  * Per kind, how many value rows and links of live objects were compared, and how many carry another instant than
@@ -26,7 +14,7 @@ export async function filterEntriesAgainstObjects(
   db: Db,
 ): Promise<Record<string, { values: number; links: number; wrong: number }>> {
   const found: Record<string, { values: number; links: number; wrong: number }> = {};
-  for (const [resource, table] of Object.entries(TABLES)) {
+  for (const [resource, table] of Object.entries(KIND_TABLES)) {
     const values = await sql<{ compared: number | string; wrong: number | string }>`
       select count(*) as compared,
         count(*) filter (where v.object_created_at is null or v.object_created_at <> o.created_at) as wrong
