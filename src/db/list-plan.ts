@@ -236,6 +236,22 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       .selectFrom(range.as('range'))
       .clearSelect()
       .select(sql<number>`count(*)`.as('count')) as unknown as ListPlan<O>['ranges'][number]['count'];
+  /**
+   * The rows whose ids `ids` yields (its column `id`), in that order (CROSS JOIN keeps it on SQLite), each found by
+   * its primary key and checked against the account's scope, `tests` and the among filter; then sorted and paged.
+   */
+  const readByIds = (ids: AliasedExpression<unknown, string>, id: string, tests: readonly Condition[]) => {
+    let read = untyped
+      .selectFrom(ids)
+      .crossJoin(source.table)
+      .select(source.columns)
+      .where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref(id)}`);
+    for (const [scoped, value] of Object.entries(source.scope))
+      read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
+    for (const condition of tests) read = read.where(unindexed(condition.expression));
+    if (amongCondition) read = read.where(unindexed(amongCondition));
+    return sorted(read);
+  };
   /** Sorted by the plain created_at: what a range that carries its objects' created_at (`range_at`) is read by. */
   const byCreatedAt = page.column === 'created_at' && !page.field.expression;
   /** Whether a list's other tests are only the conditions that check an object by its id (and the account's scope). */
@@ -261,25 +277,12 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
       ids = ids.select(sql.ref('range_at').as('range_at'));
       for (const condition of others)
         if (condition.check) ids = ids.where(unindexed(condition.check(sql.ref('entries.range_id'))));
-      if (page.after)
-        ids = ids.where(
-          sql<SqlBool>`((${sql.ref('range_at')}, ${sql.ref('range_id')}) ${sql.raw(page.descending ? '<' : '>')} (${page.after.value}, ${page.after.id}))`,
-        );
+      if (page.after) ids = ids.where(keyBeyond('range_at', 'range_id', page.after, page.descending ? '<' : '>'));
       ids = ids.orderBy(sql.ref('range_at'), direction).orderBy(sql.ref('range_id'), direction);
       ids = onlyChecks(others) ? ids.limit(sql.lit(page.limit + 1)) : fenced(db, ids);
     }
-    // The range's ids drive (CROSS JOIN keeps that order on SQLite), each row then found by its primary key.
-    let read = untyped
-      .selectFrom(ids.as('range'))
-      .crossJoin(source.table)
-      .select(source.columns)
-      .where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('range.range_id')}`);
-    for (const [scoped, value] of Object.entries(source.scope))
-      read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
-    for (const condition of others)
-      if (!sortedFirst || !condition.check) read = read.where(unindexed(condition.expression));
-    if (amongCondition) read = read.where(unindexed(amongCondition));
-    return { column: own.column, count: countOf(range), list: sorted(read) };
+    const tests = sortedFirst ? others.filter((condition) => !condition.check) : others;
+    return { column: own.column, count: countOf(range), list: readByIds(ids.as('range'), 'range.range_id', tests) };
   };
   const ownRanges = residual.flatMap((condition) => (condition.range ? [rangeOf(condition)] : []));
   const ranges = [...new Set(residual.map((condition) => condition.column))]
@@ -351,24 +354,19 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   const rest = others.filter((condition) => !condition.check);
   const checks = others.flatMap((condition) => (condition.check ? [condition.check(sql.ref('entry.object_id'))] : []));
   const alone = onlyChecks(others);
-  const entryList = (bound?: SortKey) => {
-    let read = untyped
-      .selectFrom(walkedEntries(db, page, entries.sorted!, checks, bound, alone).as('walk'))
-      .crossJoin(source.table)
-      .select(source.columns)
-      .where(sql<SqlBool>`${sql.ref(`${source.table}.id`)} = ${sql.ref('walk.walk_id')}`);
-    for (const [scoped, value] of Object.entries(source.scope))
-      read = read.where(unindexed(sql<SqlBool>`${sql.ref(scoped)} = ${value}`));
-    for (const condition of rest) read = read.where(unindexed(condition.expression));
-    if (amongCondition) read = read.where(unindexed(amongCondition));
-    return sorted(read);
-  };
+  const entryList = (bound?: SortKey) =>
+    readByIds(walkedEntries(db, page, entries.sorted!, checks, bound, alone).as('walk'), 'walk.walk_id', rest);
   return { query: entryList(), ranges, walk: { bound, list: entryList }, decide };
+}
+
+/** `(at, id) operator key`, a row-value comparison: a range of an index on (…, at, id) in created_at order. */
+function keyBeyond(at: string, id: string, key: SortKey, operator: '<' | '>' | '<=' | '>=') {
+  return sql<SqlBool>`((${sql.ref(at)}, ${sql.ref(id)}) ${sql.raw(operator)} (${key.value}, ${key.id}))`;
 }
 
 /** `(object_created_at, object_id) operator key`: a range of a filter's entries in created_at order. */
 function entryBeyond(key: SortKey, operator: '<' | '>' | '<=' | '>=') {
-  return sql<SqlBool>`((${sql.ref('object_created_at')}, ${sql.ref('object_id')}) ${sql.raw(operator)} (${key.value}, ${key.id}))`;
+  return keyBeyond('object_created_at', 'object_id', key, operator);
 }
 
 /** A filter's entries after the cursor in the page's order, `value` and `id`: each branch's WALK_LIMIT-th. */
