@@ -1177,6 +1177,28 @@ const DOCUMENT_CASES: Array<[string, () => Compilable, string, boolean]> = [
  * Every read of `index`'s table in the plan is a range of `index` (or, when `byKey`, a row found by its
  * primary key from those): no other index, no scan; no sort unless `sorts`.
  */
+/**
+ * PostgreSQL's one statement for a walked page (db/list-plan.ts, ListPlan's `whole`): every list behind a one-time
+ * filter on the ranges' counts and the bound, so that only the one they choose runs (a range read whole when it is the
+ * first of at most WALK_LIMIT; else the walk to the bound; else, with no bound, to the end), and the bound read only
+ * when every range is larger than WALK_LIMIT.
+ */
+function assertWhole(text: string, ranges: number) {
+  const gates = text.split('\n').flatMap((line) => /One-Time Filter: (.*)$/.exec(line)?.[1] ?? []);
+  assert.equal(gates.length, ranges + 3, text);
+  const larger = (gate: string) => gate.match(/\(\$\d+\) > 500/g)?.length ?? 0;
+  const small = gates.filter((gate) => /\(\$\d+\) <= 500/.test(gate));
+  assert.deepEqual(
+    small.map((gate) => larger(gate)).sort(),
+    Array.from({ length: ranges }, (_, index) => index),
+    text,
+  );
+  const walks = gates.filter((gate) => / IS (NOT )?NULL\)\)$/.test(gate));
+  assert.equal(walks.length, 2, text);
+  for (const gate of [...walks, ...gates.filter((one) => !small.includes(one) && !walks.includes(one))])
+    assert.equal(larger(gate), ranges, text);
+}
+
 function assertReads(text: string, index: string, sorts: boolean, byKey = false) {
   const table = [
     'service_requests',
@@ -1641,7 +1663,7 @@ describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQ
         assert.equal(custom.length, 1);
         // SQLite reads a filtered page as its rows' ids and versions first (the kept copies): the same plan.
         for (const reading of onPostgres ? (['rows'] as const) : (['rows', 'versions'] as const)) {
-          const { ranges, walk, decide } = clientListPlan(
+          const { ranges, walk, whole } = clientListPlan(
             db(),
             filtersAccountId,
             { custom },
@@ -1659,20 +1681,13 @@ describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQ
           assertReads(read, index, true);
           assertReads(read, 'clients_account_created_at_idx', true, true);
           assertReads(await plan(walk.bound), sortIndex, false);
-          // PostgreSQL: the range's count and the bound in one statement (one round trip), each by its own index.
-          assert.equal(decide !== undefined, onPostgres);
-          if (decide) {
-            const decided = await plan(decide);
-            if (sort === 'name') {
-              assertReads(decided, index, false);
-              assertReads(decided, sortIndex, false);
-            } else {
-              assertReads(decided, `custom_field_values_(?:${index.split('_')[3]}|sorted)_idx`, false);
-              assert.match(decided, new RegExp(`using ${index}\\b`), decided);
-              assert.match(decided, /Index Only Scan Backward using custom_field_values_sorted_idx/, decided);
-            }
-            // The bound's WALK_LIMIT entries are read only when the range is larger (a small one is read whole).
-            assert.match(decided, /One-Time Filter: \(\(\$\d+\) > 500\)/, decided);
+          // PostgreSQL: the page in one statement (one round trip), each part by its own index.
+          assert.equal(whole !== undefined, onPostgres);
+          if (whole) {
+            const one = await plan(whole);
+            assertWhole(one, 1);
+            // Each part by its own index: the value rows' (the range, a check), the field's in created_at order.
+            assertReads(one, `custom_field_values_(?:${index.split('_')[3]}|sorted|object)_idx`, true);
           }
           const walked = await plan(
             walk.list({ value: sort === 'name' ? 'valued 5' : '2026-06-01T00:00:00.000Z', id: ID }),
@@ -1746,7 +1761,7 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
       assert.equal(custom.length, conditions);
       // SQLite reads a filtered page as its rows' ids and versions first (the kept copies): the same plan.
       for (const reading of onPostgres ? (['rows'] as const) : (['rows', 'versions'] as const)) {
-        const { ranges, walk, decide } = clientListPlan(
+        const { ranges, walk, whole } = clientListPlan(
           db(),
           tagsAccountId,
           { custom },
@@ -1756,23 +1771,14 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
         assert.ok(walk, 'a walk bounded to WALK_LIMIT entries');
         assert.equal(ranges.length, conditions);
         assertReads(await plan(ranges[0]!.count), 'tag_links_tag_idx', false);
-        // PostgreSQL: every range's count and the bound in one statement, each by its own index.
-        assert.equal(decide !== undefined, onPostgres);
         // The walk: the first tag's links in created_at order (each tag's, merged, for any of two).
         assertReads(await plan(walk.bound), 'tag_links_sorted_idx', name === 'tags_any, two tags');
-        if (decide) {
-          const decided = await plan(decide);
-          // (Two tags' bounds are merged: PostgreSQL's Merge Append names its Sort Key.)
-          assertReads(decided, 'tag_links_(?:tag|sorted)_idx', name === 'tags_any, two tags');
-          assert.match(decided, /using tag_links_tag_idx/, decided);
-          assert.match(decided, /Index Only Scan Backward using tag_links_sorted_idx/, decided);
-          // The bound is read only when every range is larger than WALK_LIMIT.
-          const gate = Array.from({ length: conditions }, () => String.raw`\(\(\$\d+\) > 500\)`).join(' AND ');
-          assert.match(
-            decided,
-            new RegExp(`One-Time Filter: ${conditions === 1 ? gate : String.raw`\(${gate}\)`}`),
-            decided,
-          );
+        // PostgreSQL: the page in one statement (one round trip).
+        assert.equal(whole !== undefined, onPostgres);
+        if (whole) {
+          const one = await plan(whole);
+          assertWhole(one, conditions);
+          assertReads(one, 'tag_links_(?:tag|sorted|object)_idx', true);
         }
         const walked = await plan(walk.list({ value: '2026-06-01T00:00:00.000Z', id: ID }));
         // Each client by its primary key; only the few rows walked are sorted.
@@ -1800,6 +1806,30 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
     assert.equal(ranges.length, 2);
     assertReads(await plan(ranges[0]!.count), 'custom_field_values_text_idx', false);
     assertReads(await plan(ranges[1]!.count), 'tag_links_tag_idx', false);
+  });
+
+  test('PostgreSQL runs only the list its one statement chooses: a small range read whole, no bound, no walk', async (t) => {
+    if (!onPostgres) return t.skip('SQLite runs a walked page as separate statements');
+    const custom = await customFieldConditions(db(), tagsAccountId, 'invoice', 'invoices', {
+      'custom_fields.channel': 'web',
+    });
+    const { whole } = listInvoicesPlan(db(), tagsAccountId, { custom }, pageRequest({}, INVOICE_SORTS));
+    const { sql: text, parameters } = whole!.compile();
+    const analyzed = await context.database.db.executeQuery<Record<string, string>>({
+      sql: `explain (analyze, costs off, timing off, summary off) ${text}`,
+      parameters,
+      query: { kind: 'RawNode' },
+      queryId: { queryId: 'plan' },
+    } as never);
+    const lines = analyzed.rows.map((row) => row['QUERY PLAN']!);
+    // What runs under each gate: the line after it.
+    const gated = (gate: RegExp) => lines[lines.findIndex((line) => gate.test(line)) + 1] ?? '';
+    const plan = lines.join('\n');
+    // 10 of the 30 invoices hold "web": the range is read whole; the bound and both walks never run.
+    assert.match(gated(/One-Time Filter: \(\(\$\d+\) <= 500\)/), /\(actual rows=10 loops=1\)/, plan);
+    assert.match(gated(/One-Time Filter: \(\(\$\d+\) > 500\)$/), /\(never executed\)/, plan);
+    assert.match(gated(/IS NULL\)\)$/), /\(never executed\)/, plan);
+    assert.match(gated(/IS NOT NULL\)\)$/), /\(never executed\)/, plan);
   });
 });
 

@@ -112,20 +112,40 @@ export interface ListPlan<O> {
     | { bound: SelectQueryBuilder<any, any, SortKey>; list(bound: SortKey): SelectQueryBuilder<any, any, O> }
     | undefined;
   /**
-   * PostgreSQL, a walk with ranges: the ranges' counts and the walk's bound in one statement (`count0`, …,
-   * `value`, `id`; both null when there is no bound), one round trip instead of one a range and one for the
-   * bound. The bound (WALK_LIMIT entries of the sort's index) is read only when every range is larger than
-   * WALK_LIMIT (a one-time filter on the counts): a small range is read whole instead.
+   * PostgreSQL, a walk: the whole page in one statement (a round trip each was most of a filtered page's time).
+   * First what decides it: the ranges' counts and the walk's bound (WALK_LIMIT entries of the sort's index, read
+   * only when every range is larger than WALK_LIMIT: a one-time filter on the counts). Then, of the lists, only the
+   * one those choose (a small range read whole; else the walk within the bound; else, no bound, the walk to the
+   * end), each behind a one-time filter on them, so the others are never run. Each row carries what decided it
+   * (`walk_count0`, …, `walk_value`, `walk_id`), and a page with no row is one row of those alone: see `wholePage`.
    */
-  decide?: (Compilable<Record<string, unknown>> & { execute(): Promise<Record<string, unknown>> }) | undefined;
+  whole?: (Compilable<Record<string, unknown>> & { execute(): Promise<Array<Record<string, unknown>>> }) | undefined;
 }
 
-/** What a plan's `decide` statement answered: its ranges' counts, in order, and the walk's bound. */
-export function decided(row: Record<string, unknown>, ranges: number): { counts: number[]; bound?: SortKey } {
-  const counts = Array.from({ length: ranges }, (_, index) => Number(row[`count${index}`]));
-  return row.id === null || row.id === undefined
-    ? { counts }
-    : { counts, bound: { value: row.value as SortKey['value'], id: row.id as string } };
+/** The columns a `whole` statement adds to each row: what decided the page. */
+const decidedColumns = (ranges: number) => [
+  ...Array.from({ length: ranges }, (_, index) => `walk_count${index}`),
+  'walk_value',
+  'walk_id',
+];
+
+/**
+ * The page a plan's `whole` statement answered, with `ranges` ranges: its rows without the columns that decided it,
+ * and where it stopped when it walked to the bound (as runSteps).
+ */
+export function wholePage<O>(answer: ReadonlyArray<Record<string, unknown>>, ranges: number): Listed<O> {
+  const decided = answer[0] ?? {};
+  const columns = decidedColumns(ranges);
+  const rows = answer
+    .filter((row) => row.id !== null && row.id !== undefined)
+    .map((row) => {
+      const own = { ...row };
+      for (const column of columns) delete own[column];
+      return own as O;
+    });
+  const small = columns.slice(0, ranges).some((column) => Number(decided[column]) <= WALK_LIMIT);
+  if (small || decided.walk_id === null || decided.walk_id === undefined) return { rows };
+  return { rows, resumeAfter: { value: decided.walk_value as SortKey['value'], id: decided.walk_id as string } };
 }
 
 /**
@@ -343,9 +363,10 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
           .orderBy(sql.ref('value'), direction)
           .orderBy(sql.ref('id'), direction)
           .limit(sql.lit(1));
-  // PostgreSQL: a round trip each is most of a small statement's time, so the counts and the bound go as one.
-  const decide = dialectOf(db) === 'postgres' && ranges.length > 0 ? decideQuery(db, ranges, bound) : undefined;
-  if (!entries) return { query: list(), ranges, walk: { bound, list }, decide };
+  if (!entries) {
+    const walk = { bound, list };
+    return { query: list(), ranges, walk, whole: wholeQuery(db, page, ranges, walk, list()) };
+  }
   // The walk of the filter's own entries: those up to the bound that match and meet the other conditions that
   // check an object by its id (another custom field or tag: a probe each), each object then read by its primary
   // key and checked against the rest. With no rest (the entries are the account's: its scope is the only other
@@ -356,7 +377,8 @@ export function listPlan<O>(db: Executor, source: ListSource, shape: ListShape, 
   const alone = onlyChecks(others);
   const entryList = (bound?: SortKey) =>
     readByIds(walkedEntries(db, page, entries.sorted!, checks, bound, alone).as('walk'), 'walk.walk_id', rest);
-  return { query: entryList(), ranges, walk: { bound, list: entryList }, decide };
+  const walk = { bound, list: entryList };
+  return { query: entryList(), ranges, walk, whole: wholeQuery(db, page, ranges, walk, entryList()) };
 }
 
 /** `(at, id) operator key`, a row-value comparison: a range of an index on (…, at, id) in created_at order. */
@@ -423,25 +445,56 @@ function walkedEntries(
     .distinct();
 }
 
-/** ListPlan's `decide` statement, for PostgreSQL: see there. */
-function decideQuery<O>(
+/** ListPlan's `whole` statement, on PostgreSQL (undefined on SQLite, whose statements take no round trip): see there. */
+function wholeQuery<O>(
   db: Executor,
+  page: PageRequest<O>,
   ranges: ListPlan<O>['ranges'],
-  bound: SelectQueryBuilder<any, any, SortKey>,
-): ListPlan<O>['decide'] {
-  const counts = sql.join(ranges.map((range, index) => sql`(${range.count}) as ${sql.ref(`count${index}`)}`));
-  const large = sql.join(
-    ranges.map((_, index) => sql`${sql.ref(`counted.count${index}`)} > ${sql.lit(WALK_LIMIT)}`),
-    sql` and `,
-  );
+  walk: NonNullable<ListPlan<O>['walk']>,
+  unbounded: SelectQueryBuilder<any, any, O>,
+): ListPlan<O>['whole'] {
+  if (dialectOf(db) !== 'postgres') return undefined;
+  const count = (index: number) => sql.ref(`walk_count${index}`);
+  const large = (at: string) =>
+    ranges.length === 0
+      ? sql<SqlBool>`true`
+      : sql.join(
+          ranges.map((_, index) => sql`${sql.ref(`${at}.walk_count${index}`)} > ${sql.lit(WALK_LIMIT)}`),
+          sql` and `,
+        );
+  const counts = sql.join(ranges.map((range, index) => sql`(${range.count}) as ${count(index)}`));
   // Each `offset 0` keeps its subquery apart: flattened, the counts were computed twice (once for the answer,
   // once for the filter) and the filter joined the bound's rows after reading them, instead of a one-time filter.
+  const decided = sql`select counted.*, bound.value as walk_value, bound.id as walk_id from (select ${ranges.length > 0 ? counts : sql``} offset 0) counted left join lateral (select * from (${walk.bound}) bound where ${large('counted')} offset 0) bound on true`;
+  // The walk's bound is the decided row's, not a value of its own.
+  const bounded = walk.list({
+    value: sql.ref('decided.walk_value'),
+    id: sql.ref('decided.walk_id'),
+  } as unknown as SortKey);
+  const branch = (list: Compilable<unknown>, gate: Expression<SqlBool>) =>
+    sql`(select * from (${list}) listed where ${gate} offset 0)`;
+  const smaller = (index: number) =>
+    sql.join(
+      [
+        ...ranges
+          .slice(0, index)
+          .map((_, before) => sql`${sql.ref(`decided.walk_count${before}`)} > ${sql.lit(WALK_LIMIT)}`),
+        sql`${sql.ref(`decided.walk_count${index}`)} <= ${sql.lit(WALK_LIMIT)}`,
+      ],
+      sql` and `,
+    );
+  const lists = [
+    ...ranges.map((range, index) => branch(range.list, sql<SqlBool>`${smaller(index)}`)),
+    branch(unbounded, sql<SqlBool>`${large('decided')} and decided.walk_id is null`),
+    branch(bounded, sql<SqlBool>`${large('decided')} and decided.walk_id is not null`),
+  ];
+  const direction = sql.raw(page.descending ? 'desc' : 'asc');
   const statement = sql<
     Record<string, unknown>
-  >`select counted.*, bound.value, bound.id from (select ${counts} offset 0) counted left join lateral (select * from (${bound}) bound where ${large} offset 0) bound on true`;
+  >`select listed.*, decided.* from (${decided}) decided left join lateral (${sql.join(lists, sql` union all `)}) listed on true order by ${sortKeyOf(page)} ${direction}, listed.id ${direction}`;
   return {
     compile: () => statement.compile(db),
-    execute: async () => (await statement.execute(db)).rows[0]!,
+    execute: async () => (await statement.execute(db)).rows,
   };
 }
 
@@ -466,23 +519,16 @@ export interface PlanSteps<O> {
   query(): Promise<O[]>;
   ranges: Array<{ count(): Promise<number>; list(): Promise<O[]> }>;
   walk?: { bound(): Promise<SortKey | undefined>; list(bound: SortKey): Promise<O[]> } | undefined;
-  /** The ranges' counts and the bound in one statement (ListPlan's `decide`), when the plan has it. */
-  decide?: (() => Promise<{ counts: number[]; bound?: SortKey }>) | undefined;
+  /** The whole page in one statement (ListPlan's `whole`), when the plan has it. */
+  whole?: (() => Promise<Listed<O>>) | undefined;
 }
 
 /** Runs a plan's steps: the one query; or a small range read whole; or the walk, stopped at its bound. */
 export async function runSteps<O>(steps: PlanSteps<O>): Promise<Listed<O>> {
   if (!steps.walk) return { rows: await steps.query() };
-  let bound: SortKey | undefined;
-  if (steps.decide) {
-    const answer = await steps.decide();
-    const small = answer.counts.findIndex((count) => count <= WALK_LIMIT);
-    if (small >= 0) return { rows: await steps.ranges[small]!.list() };
-    bound = answer.bound;
-  } else {
-    for (const range of steps.ranges) if ((await range.count()) <= WALK_LIMIT) return { rows: await range.list() };
-    bound = await steps.walk.bound();
-  }
+  if (steps.whole) return steps.whole();
+  for (const range of steps.ranges) if ((await range.count()) <= WALK_LIMIT) return { rows: await range.list() };
+  const bound = await steps.walk.bound();
   if (!bound) return { rows: await steps.query() };
   // A full page ends at its own last row (toPage); a short one resumes after the bound.
   return { rows: await steps.walk.list(bound), resumeAfter: bound };
@@ -490,9 +536,9 @@ export async function runSteps<O>(steps: PlanSteps<O>): Promise<Listed<O>> {
 
 /** Runs a plan (runSteps), building each query's SQL as it goes. */
 export function runList<O>(plan: ListPlan<O>): Promise<Listed<O>> {
-  const { walk, decide } = plan;
+  const { walk, whole } = plan;
   return runSteps({
-    decide: decide && (async () => decided(await decide.execute(), plan.ranges.length)),
+    whole: whole && (async () => wholePage<O>(await whole.execute(), plan.ranges.length)),
     query: () => plan.query.execute(),
     ranges: plan.ranges.map((range) => ({
       count: async () => Number((await range.count.executeTakeFirstOrThrow()).count),

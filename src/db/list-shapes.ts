@@ -13,10 +13,10 @@ import {
   conditionsOf,
   type Listed,
   type ListPlan,
-  decided,
   runList,
   runSteps,
   type ShapedCondition,
+  wholePage,
 } from './list-plan.js';
 import { runCompiled } from './prepared.js';
 
@@ -36,7 +36,7 @@ interface Shape {
   query: Compiled;
   ranges: Array<{ count: Compiled; list: Compiled }>;
   walk?: { bound: Compiled; list: Compiled } | undefined;
-  decide?: Compiled | undefined;
+  whole?: Compiled | undefined;
 }
 
 /**
@@ -117,7 +117,7 @@ function compileShape<O>(
     query: compile(plan.query),
     ranges: plan.ranges.map((range) => ({ count: compile(range.count), list: compile(range.list) })),
     walk: walk && { bound: compile(walk.bound), list: compile(walk.list(bound)) },
-    decide: plan.decide && compile(plan.decide),
+    whole: plan.whole && compile(plan.whole),
   };
   const used = new Set(compiled.flatMap((one) => one.slots.filter((slot) => !('constant' in slot))));
   const unchanged = [...slotOf.values()].every((slot) => used.has(slot) || ('bound' in slot && !walk));
@@ -178,11 +178,12 @@ export function listByShape<O>(build: Build<O>) {
                 : slot.constant,
         ),
       );
-    const { walk, decide } = shape;
+    const { walk, whole } = shape;
     return runSteps({
-      decide:
-        decide &&
-        (async () => decided((await run(decide))[0] as unknown as Record<string, unknown>, shape.ranges.length)),
+      whole:
+        whole &&
+        (async () =>
+          wholePage<O>((await run(whole)) as unknown as Array<Record<string, unknown>>, shape.ranges.length)),
       query: () => run(shape.query),
       ranges: shape.ranges.map((range) => ({
         count: async () => Number(((await run(range.count))[0] as unknown as { count: number | string }).count),
