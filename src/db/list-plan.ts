@@ -74,6 +74,27 @@ export function unindexed(condition: Expression<SqlBool>): Expression<SqlBool> {
   return sql<SqlBool>`(${condition}) is true`;
 }
 
+/**
+ * A condition no index may serve (as `unindexed`) and whose selectivity the planner does not take from its
+ * values (COALESCE's is a fixed default): so that PostgreSQL's generic plan of a prepared statement is priced as
+ * its custom plans are, and kept (planned once per connection) instead of the statement being planned again on
+ * every run. A custom field's value tested in a walk otherwise priced the generic plan of a walked page at 15,264
+ * against 2,013 (its text value's frequency unknown), and each page paid ~2 ms of planning (docs/decisions.md).
+ */
+export function unestimated(condition: Expression<SqlBool>): Expression<SqlBool> {
+  return sql<SqlBool>`coalesce(${condition}, false)`;
+}
+
+/**
+ * A value a range of an index is bounded by, on PostgreSQL an InitPlan's (`(select $n::type)`, `type` its SQL
+ * type), which the planner cannot see: still a range of the index, but priced alike in the custom and generic plans
+ * of a prepared list, so that the generic one is kept (as `unestimated`). A custom field's `.lte` otherwise priced the
+ * generic plan of its page at 2,435 against 1,237, and each page was planned afresh.
+ */
+export function unseen(db: Executor, value: unknown, type: string): Expression<unknown> {
+  return dialectOf(db) === 'postgres' ? sql`(select ${value}::${sql.raw(type)})` : sql`${value}`;
+}
+
 /** Equality conditions from the filters that are set. */
 export function keysOf(filters: Record<string, string | undefined>): ListShape['keys'] {
   return Object.entries(filters).flatMap(([column, value]) => (value === undefined ? [] : [{ column, value }]));

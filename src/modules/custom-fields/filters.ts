@@ -13,7 +13,9 @@ import {
   type Executor,
   fenced,
   type ShapedCondition,
+  unestimated,
   unindexed,
+  unseen,
   WALK_LIMIT,
 } from '../../db/index.js';
 import { valueColumn } from './custom-fields.repository.js';
@@ -169,6 +171,16 @@ function shapedOf(accountId: string, table: string, asked: Asked): ShapedConditi
   };
 }
 
+/** PostgreSQL's type of each value column. */
+const POSTGRES_TYPES: Record<string, string> = {
+  text_value: 'text',
+  number_value: 'double precision',
+  amount_value: 'bigint',
+};
+
+/** A range's bound, unseen by PostgreSQL's planner (db/list-plan.ts). */
+const opaque = (db: Executor, column: string, given: string | number) => unseen(db, given, POSTGRES_TYPES[column]!);
+
 function conditionOf(
   db: Executor,
   accountId: string,
@@ -181,8 +193,8 @@ function conditionOf(
   const field = sql<SqlBool>`account_id = ${accountId} and field_id = ${fieldId}`;
   const tests: Array<Expression<SqlBool>> = [];
   if (asked.equals) tests.push(sql<SqlBool>`${value} in (${sql.join(asked.equals)})`);
-  if (asked.gte !== undefined) tests.push(sql<SqlBool>`${value} >= ${asked.gte}`);
-  if (asked.lte !== undefined) tests.push(sql<SqlBool>`${value} <= ${asked.lte}`);
+  if (asked.gte !== undefined) tests.push(sql<SqlBool>`${value} >= ${opaque(db, column, asked.gte)}`);
+  if (asked.lte !== undefined) tests.push(sql<SqlBool>`${value} <= ${opaque(db, column, asked.lte)}`);
   if (asked.equals === undefined) tests.push(sql<SqlBool>`${value} is not null`);
   const test = sql<SqlBool>`${sql.join(tests, sql` and `)}`;
   const matches = sql<SqlBool>`${field} and ${test}`;
@@ -235,7 +247,7 @@ function conditionOf(
   // In the lists' default order: the field's entries by (account_id, field_id, object_created_at, object_id), which
   // holds the values too, so each entry's test reads no table row (unindexed: the value's index would be read
   // whole and sorted instead).
-  const sorted = { branches: [db.selectFrom('custom_field_values as entry').where(field)], test: unindexed(test) };
+  const sorted = { branches: [db.selectFrom('custom_field_values as entry').where(field)], test: unestimated(test) };
   return {
     column: `custom_fields.${fieldId}`,
     expression: check(sql.ref(`${table}.id`)),
