@@ -475,37 +475,31 @@ function wholeQuery<O>(
   unbounded: SelectQueryBuilder<any, any, O>,
 ): ListPlan<O>['whole'] {
   if (dialectOf(db) !== 'postgres') return undefined;
-  const count = (index: number) => sql.ref(`walk_count${index}`);
-  const large = (at: string) =>
-    ranges.length === 0
-      ? sql<SqlBool>`true`
-      : sql.join(
-          ranges.map((_, index) => sql`${sql.ref(`${at}.walk_count${index}`)} > ${sql.lit(WALK_LIMIT)}`),
-          sql` and `,
-        );
-  const counts = sql.join(ranges.map((range, index) => sql`(${range.count}) as ${count(index)}`));
+  const count = (at: string, index: number) => sql.ref(`${at}.walk_count${index}`);
+  const over = (at: string, index: number) => sql<SqlBool>`${count(at, index)} > ${sql.lit(WALK_LIMIT)}`;
+  const all = (terms: Array<Expression<SqlBool>>) =>
+    terms.length === 0 ? sql<SqlBool>`true` : sql<SqlBool>`${sql.join(terms, sql` and `)}`;
+  /** Every range larger than WALK_LIMIT: the walk's gate. */
+  const large = (at: string) => all(ranges.map((_, index) => over(at, index)));
+  /** The range at `index` is the first of at most WALK_LIMIT: its read's gate. */
+  const smallest = (index: number) =>
+    all([
+      ...ranges.slice(0, index).map((_, before) => over('decided', before)),
+      sql<SqlBool>`${count('decided', index)} <= ${sql.lit(WALK_LIMIT)}`,
+    ]);
+  const counts = sql.join(ranges.map((range, index) => sql`(${range.count}) as ${sql.ref(`walk_count${index}`)}`));
   // Each `offset 0` keeps its subquery apart: flattened, the counts were computed twice (once for the answer,
   // once for the filter) and the filter joined the bound's rows after reading them, instead of a one-time filter.
   const decided = sql`select counted.*, bound.value as walk_value, bound.id as walk_id from (select ${ranges.length > 0 ? counts : sql``} offset 0) counted left join lateral (select * from (${walk.bound}) bound where ${large('counted')} offset 0) bound on true`;
-  // The walk's bound is the decided row's, not a value of its own.
+  // The walk's bound is the decided row's (a reference, where `list` takes values).
   const bounded = walk.list({
     value: sql.ref('decided.walk_value'),
     id: sql.ref('decided.walk_id'),
   } as unknown as SortKey);
   const branch = (list: Compilable<unknown>, gate: Expression<SqlBool>) =>
     sql`(select * from (${list}) listed where ${gate} offset 0)`;
-  const smaller = (index: number) =>
-    sql.join(
-      [
-        ...ranges
-          .slice(0, index)
-          .map((_, before) => sql`${sql.ref(`decided.walk_count${before}`)} > ${sql.lit(WALK_LIMIT)}`),
-        sql`${sql.ref(`decided.walk_count${index}`)} <= ${sql.lit(WALK_LIMIT)}`,
-      ],
-      sql` and `,
-    );
   const lists = [
-    ...ranges.map((range, index) => branch(range.list, sql<SqlBool>`${smaller(index)}`)),
+    ...ranges.map((range, index) => branch(range.list, smallest(index))),
     branch(unbounded, sql<SqlBool>`${large('decided')} and decided.walk_id is null`),
     branch(bounded, sql<SqlBool>`${large('decided')} and decided.walk_id is not null`),
   ];
