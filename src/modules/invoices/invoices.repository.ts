@@ -166,13 +166,13 @@ export function listInvoicesPlan(
   page: PageRequest<InvoiceRow>,
 ) {
   const conditions = [...timeBoundConditions(filters), ...(filters.custom ?? [])];
-  if (filters.due_before !== undefined) conditions.push(compare('due_date', '<', filters.due_before));
-  if (filters.due_after !== undefined) conditions.push(compare('due_date', '>=', filters.due_after));
+  if (filters.due_before !== undefined) conditions.push(compare('due_date', '<', filters.due_before, 'date'));
+  if (filters.due_after !== undefined) conditions.push(compare('due_date', '>=', filters.due_after, 'date'));
   let statuses: readonly string[] | undefined = filters.statuses;
   if (filters.overdue?.wanted === true) {
     // Overdue is sent and past due: the status range of 'sent', with due_date before today.
     statuses = (statuses ?? ['sent']).filter((status) => status === 'sent');
-    conditions.push(compare('due_date', '<', filters.overdue.today));
+    conditions.push(compare('due_date', '<', filters.overdue.today, 'date'));
   } else if (filters.overdue?.wanted === false) {
     conditions.push({
       column: 'status',
