@@ -73,11 +73,11 @@ export function compare(
   value: string,
   type: 'timestamptz' | 'date' = 'timestamptz',
 ): Condition {
-  return {
-    column,
-    expression: sql<SqlBool>`${sql.ref(column)} ${sql.raw(operator)} ${value}`,
-    compared: { operator, value, type },
-  };
+  return { column, expression: comparison(column, operator, value), compared: { operator, value, type } };
+}
+
+function comparison(column: string, operator: '<' | '>=', value: unknown) {
+  return sql<SqlBool>`${sql.ref(column)} ${sql.raw(operator)} ${value}`;
 }
 
 /**
@@ -89,10 +89,7 @@ function unseenCompared(db: Executor, condition: Condition): Condition {
   const { compared } = condition;
   if (!compared) return condition;
   const value = unseen(db, compared.value, compared.type);
-  return {
-    ...condition,
-    expression: sql<SqlBool>`${sql.ref(condition.column)} ${sql.raw(compared.operator)} ${value}`,
-  };
+  return { ...condition, expression: comparison(condition.column, compared.operator, value) };
 }
 
 /** A condition no index may serve, so the planner cannot prefer it to the driving one. */
