@@ -1697,6 +1697,16 @@ describe(`custom field filters on the clients list, on ${onPostgres ? 'PostgreSQ
             assertWhole(one, 1);
             // Each part by its own index: the value rows' (the range, a check), the field's in created_at order.
             assertReads(one, `custom_field_values_(?:${index.split('_')[3]}|sorted|object)_idx`, true);
+            // The range counted by the value's index; the bound by the field's entries in created_at order (by
+            // name, the sort's index).
+            assert.match(one, new RegExp(`using ${index}\\b`), one);
+            assert.match(
+              one,
+              sort === 'name'
+                ? new RegExp(`using ${sortIndex}\\b`)
+                : /Index Only Scan Backward using custom_field_values_sorted_idx/,
+              one,
+            );
           }
           const walked = await plan(
             walk.list({ value: sort === 'name' ? 'valued 5' : '2026-06-01T00:00:00.000Z', id: ID }),
@@ -1788,6 +1798,9 @@ describe(`tag filters, and custom field filters on another kind, on ${onPostgres
           const one = await plan(whole);
           assertWhole(one, conditions);
           assertReads(one, 'tag_links_(?:tag|sorted|object)_idx', true);
+          // The ranges counted by the tag's index; the bound and the walk by its links in created_at order.
+          assert.match(one, /using tag_links_tag_idx/, one);
+          assert.match(one, /Index Only Scan Backward using tag_links_sorted_idx/, one);
         }
         const walked = await plan(walk.list({ value: '2026-06-01T00:00:00.000Z', id: ID }));
         // Each client by its primary key; only the few rows walked are sorted.
