@@ -3,7 +3,8 @@
 // loaded, BMS on it, `wrk -t1 -c50` posting the client of `bench:hot` for PG_CREATE_SECONDS (10) after 3 s of
 // warm-up. Prints the creates a second, the CPU a create of the server and of every PostgreSQL process (the
 // backends, the WAL writer, the checkpointer: /proc), the statements by execution time, and the WAL's writes
-// and flushes. PG_CREATE_DROP=<index,…> drops those indexes first (what an index costs a create).
+// and flushes. PG_CREATE_DROP=<index,…> drops those indexes first (what an index costs a create);
+// PG_CREATE_SETTINGS=<name=value,…> starts the cluster with those settings (what a setting changes).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,8 +34,15 @@ function wrk(url: string, key: string, seconds: number): string {
   ]).stdout.toString();
 }
 
+const settings = Object.fromEntries(
+  (process.env.PG_CREATE_SETTINGS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((setting) => setting.split('=') as [string, string]),
+);
 const postgres = await startPostgresDatabase('pg_create', undefined, {
   shared_preload_libraries: 'pg_stat_statements',
+  ...settings,
 });
 try {
   const env = { DATABASE_URL: postgres.url };

@@ -246,6 +246,37 @@ async function plan(query: Compilable): Promise<string> {
   });
 }
 
+/**
+ * PostgreSQL's generic plan of a statement (the one a statement kept prepared runs after its fifth run): PREPAREd
+ * with its parameters as they are sent, explained with plan_cache_mode forcing that plan (priced as plan() does).
+ */
+async function genericPlan({
+  sql: text,
+  parameters,
+}: {
+  sql: string;
+  parameters: readonly unknown[];
+}): Promise<string> {
+  const literal = (value: unknown): string =>
+    Array.isArray(value)
+      ? `array[${value.map(literal).join(', ')}]::text[]`
+      : typeof value === 'number'
+        ? String(value)
+        : `'${String(value).replaceAll("'", "''")}'`;
+  return context.database.db.transaction().execute(async (trx) => {
+    await sql.raw(`prepare bms_generic as ${text}`).execute(trx);
+    await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
+    // Priced as at scale, as plan() does.
+    await sql`set local enable_seqscan = off`.execute(trx);
+    await sql`set local enable_sort = off`.execute(trx);
+    const { rows } = await sql
+      .raw<Record<string, string>>(`explain execute bms_generic(${parameters.map(literal).join(', ')})`)
+      .execute(trx);
+    await sql`deallocate bms_generic`.execute(trx);
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  });
+}
+
 function clientsQuery(filters: ClientFilters, sort?: string) {
   const page = pageRequest<ClientRow>({ sort, limit: 25 }, CLIENT_SORTS);
   const { db } = context.database;
@@ -364,13 +395,43 @@ describe(`a later page of clients on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, (
 describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
   test('SQLite counts the trigram index alone (never the clients table); PostgreSQL each word on its own, to a LIMIT', async () => {
     if (onPostgres) {
-      const text = await plan(searchCountQuery(context.database.db, { q: 'Gardens, Cooper' })!);
-      // Each word a LIKE the trigram index serves, never the phrase (its recheck would read every row holding both).
-      assert.equal(text.match(/Bitmap Index Scan on clients_search_trgm_idx/g)?.length, 2, text);
-      assert.match(text, /Limit[\s\S]*Bitmap Index Scan on clients_search_trgm_idx/, text);
-      assert.match(text, /'%gardens%'/, text);
-      assert.match(text, /'%cooper%'/, text);
-      assert.doesNotMatch(text, /gardens,/, text);
+      const { db } = context.database;
+      // The words go to bms_search_count as one parameter (the statement is kept prepared): never the phrase.
+      const { sql: text, parameters } = searchCountQuery(db, { q: 'Gardens, Cooper' })!.compile();
+      assert.match(text, /bms_search_count\(\$1, \$2::text\[\], \$3\)/, text);
+      assert.deepEqual(parameters, ['clients', ['gardens', 'cooper'], 501]);
+      // Each word's own count, as the function runs it: a LIKE the trigram index serves, under a LIMIT.
+      for (const word of ['gardens', 'cooper']) {
+        const { rows } = await sql<{
+          statement: string;
+        }>`select bms_search_count_statement('clients', ${word}, 501) as statement`.execute(db);
+        const counted = await plan({ compile: () => ({ sql: rows[0]!.statement, parameters: [] }) } as never);
+        assert.match(counted, /Limit[\s\S]*Bitmap Index Scan on clients_search_trgm_idx/, counted);
+        assert.match(counted, new RegExp(`'%${word}%'`), counted);
+      }
+      // What it counts: the fewest rows holding one of the words, each counted to 501, stated here in SQL of its own.
+      const holding = async (word: string) =>
+        (
+          await sql<{
+            count: number;
+          }>`select count(*)::int as count from (select 1 from clients where lower(name || E'\n' || coalesce(email, '') || E'\n' || coalesce(phone, '') || E'\n' || coalesce(company_name, '')) like ${`%${word}%`} limit 501) hits`.execute(
+            db,
+          )
+        ).rows[0]!.count;
+      const fewest = Math.min(await holding('gardens'), await holding('cooper'));
+      assert.equal((await searchCountQuery(db, { q: 'Gardens, Cooper' })!.executeTakeFirstOrThrow()).count, fewest);
+      const { rows: none } = await sql<{
+        count: number;
+      }>`select bms_search_count('clients', array[]::text[], 3) as count`.execute(db);
+      assert.equal(
+        none[0]!.count,
+        Math.min(3, (await sql<{ n: number }>`select count(*)::int as n from clients`.execute(db)).rows[0]!.n),
+        'no word: the table',
+      );
+      await assert.rejects(
+        sql`select bms_search_count('api_keys', array['x'], 3)`.execute(db),
+        /no search of api_keys/,
+      );
       return;
     }
     const count = searchCountQuery(context.database.db, { q: 'Cooper' });
@@ -393,10 +454,26 @@ describe(`a search's window, count and what it decides, in one statement, on ${o
     const text = await plan({ compile: () => query!.compile(db) });
     // First the window: the account's nearest rows in the page's order, from the sort's own index.
     assert.match(text, /CTE win[\s\S]*Index Scan Backward using clients_account_created_at_idx[\s\S]*CTE hits/, text);
-    // The count as on its own: each word one LIMITed read of the trigram index, never the phrase.
-    assert.match(text, /CTE hits[\s\S]*Limit[\s\S]*Bitmap Index Scan on clients_search_trgm_idx/, text);
-    assert.match(text, /'%gardens%'/, text);
-    assert.match(text, /'%cooper%'/, text);
+    // The count: bms_search_count's one value (each word's LIMITed read is its own statement: the test above),
+    // the words a parameter, so the statement is the same for every phrase and kept prepared.
+    assert.match(text, /CTE hits\n\s*->\s*Result[^\n]*\n\s*CTE decided/, text);
+    assert.match(query!.compile(db).sql, /bms_search_count\(\$\d+, \$\d+::text\[\], \$\d+\)/);
+    assert.doesNotMatch(query!.compile(db).sql, /gardens|cooper/);
+    // Kept prepared, it runs on PostgreSQL's generic plan after five runs: that plan, which cannot see the term,
+    // reads the same indexes.
+    const generic = await genericPlan(query!.compile(db));
+    assert.match(
+      generic,
+      /CTE win[\s\S]*Index Scan Backward using clients_account_created_at_idx[\s\S]*CTE hits/,
+      generic,
+    );
+    assert.match(
+      generic,
+      /One-Time Filter: \(\$\d+ <= 500\)[\s\S]*Bitmap Index Scan on clients_search_trgm_idx/,
+      generic,
+    );
+    assert.match(generic, /like_escape\(\$\d+/, generic);
+    assert.doesNotMatch(generic, /Seq Scan on clients/, generic);
     // The bound and the search each read only when the count asks for it, neither before the count is known.
     assert.match(
       text,

@@ -79,15 +79,6 @@ export function statementsAreRoundTrips(db: Executor): boolean {
   return dialectOf(db) === 'postgres';
 }
 
-/**
- * `query` sent so that PostgreSQL plans it for its values each time, never kept prepared (db/postgres/postgres.ts
- * keeps a statement prepared only when its text begins with its verb): for a statement whose text holds literals
- * that differ from one call to the next, which would otherwise be kept prepared once per text and connection.
- */
-export function plannedEachTime<T>(query: RawBuilder<T>): RawBuilder<T> {
-  return sql<T>`/* planned each time */ ${query}`;
-}
-
 /** A row found by `rowsHoldingAny`: its id and its value of the column. */
 type Held = { id: string; value: string };
 

@@ -13,7 +13,6 @@ export {
   jsonText,
   keepsDerivedColumns,
   oneLargeWriteAtATime,
-  plannedEachTime,
   orderedJsonArray,
   readsCommittedVersions,
   readsHoldTheLoop,

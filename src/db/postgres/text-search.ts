@@ -37,16 +37,12 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
    * in no row (`gardens cooper` among a million `Cooper Gardens …`), a count of `q` rechecks every row holding
    * them. Each word alone, so the planner sizes it from the expression's statistics (the trigram index for a
    * rare word, the table for a common one, stopped by the LIMIT), never a bitmap of common words that it
-   * guessed rare together.
+   * guessed rare together. Counted by `bms_search_count` (migration 20261201150000), which plans each word's
+   * count for that word, as its own statement with the word as a literal: the statement asking for it has the
+   * words as a parameter, so it is kept prepared and planned once per connection.
    */
   countAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
-    // Literals, not parameters (a word is letters and digits only): a statement without parameters is planned
-    // for its own words each time, never prepared with a generic plan that guesses every word rare.
     const words = searchWords(q).filter((word) => [...word].length >= 3);
-    const counts = (words.length > 0 ? words : [undefined]).map(
-      (word) =>
-        sql<number>`(select count(*)::int from (select 1 from ${sql.table(table)}${word === undefined ? sql`` : sql` where ${sql.raw(SEARCH_TEXT[table])} like ${sql.lit(`%${word}%`)}`} limit ${sql.lit(limit)}) hits)`,
-    );
-    return db.selectNoFrom(sql<number>`least(${sql.join(counts)})`.as('count'));
+    return db.selectNoFrom(sql<number>`bms_search_count(${table}, ${words}::text[], ${limit})`.as('count'));
   },
 };
