@@ -67,7 +67,7 @@ import * as reportCoveringIndexes from './migrations/20261130190000_report_cover
 import * as stillOpenItemsByClient from './migrations/20261130220000_still_open_items_by_client.js';
 import * as openItemOpenings from './migrations/20261201130000_open_item_openings.js';
 import * as valueRowsInSortOrder from './migrations/20261201140000_value_rows_in_sort_order.js';
-import * as searchCountFunction from './migrations/20261201150000_search_count_function.js';
+import * as searchRowsFunction from './migrations/20261201150000_search_rows_function.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
@@ -158,7 +158,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261130220000_still_open_items_by_client': stillOpenItemsByClient,
   '20261201130000_open_item_openings': openItemOpenings,
   '20261201140000_value_rows_in_sort_order': valueRowsInSortOrder,
-  '20261201150000_search_count_function': searchCountFunction,
+  '20261201150000_search_rows_function': searchRowsFunction,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -35,7 +35,16 @@ export interface TextSearch {
    * rows holding its rarest word (pg_trgm keeps only letters and digits), about the rows its search rechecks.
    */
   countAtMost(db: Executor, table: SearchedTable, q: string, limit: number): CountQuery;
+  /**
+   * PostgreSQL: the ids of the rows countAtMost counts (those holding the rarest word of `q`, any account), at most
+   * `limit`, as a query of one row, `ids`: never fewer rows than the matches, so a search finding fewer than
+   * `limit` reads them by primary key rather than the index again. Undefined on SQLite (no round trips to save).
+   */
+  rowsAtMost?(db: Executor, table: SearchedTable, q: string, limit: number): RowsQuery;
 }
+
+/** A query of one row, `ids`. */
+export interface RowsQuery extends Compilable<{ ids: string[] }> {}
 
 /** A query of one row, `count`. */
 export interface CountQuery extends Compilable<{ count: number }> {

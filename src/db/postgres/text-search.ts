@@ -19,6 +19,12 @@ function searchWords(q: string): string[] {
   return [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
 }
 
+/** The ids `bms_search_rows` reads for `q`: those of the rows holding its rarest word (countAtMost), to `limit`. */
+function searchRows(table: SearchedTable, q: string, limit: number) {
+  const words = searchWords(q).filter((word) => [...word].length >= 3);
+  return sql<string[]>`bms_search_rows(${table}, ${words}::text[], ${limit})`;
+}
+
 export const POSTGRES_TEXT_SEARCH: TextSearch = {
   from<Table extends SearchedTable>(db: Executor, table: Table) {
     return db.selectFrom(table as SearchedTable) as unknown as SelectQueryBuilder<Tables, Table, object>;
@@ -37,12 +43,14 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
    * in no row (`gardens cooper` among a million `Cooper Gardens …`), a count of `q` rechecks every row holding
    * them. Each word alone, so the planner sizes it from the expression's statistics (the trigram index for a
    * rare word, the table for a common one, stopped by the LIMIT), never a bitmap of common words that it
-   * guessed rare together. Counted by `bms_search_count` (migration 20261201150000), which plans each word's
-   * count for that word, as its own statement with the word as a literal: the statement asking for it has the
-   * words as a parameter, so it is kept prepared and planned once per connection.
+   * guessed rare together. Read by `bms_search_rows` (migration 20261201150000), which plans each word's read
+   * for that word, as its own statement with the word as a literal: the statement asking for it has the words as
+   * a parameter, so it is kept prepared and planned once per connection.
    */
   countAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
-    const words = searchWords(q).filter((word) => [...word].length >= 3);
-    return db.selectNoFrom(sql<number>`bms_search_count(${table}, ${words}::text[], ${limit})`.as('count'));
+    return db.selectNoFrom(sql<number>`cardinality(${searchRows(table, q, limit)})`.as('count'));
+  },
+  rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
+    return db.selectNoFrom(searchRows(table, q, limit).as('ids'));
   },
 };

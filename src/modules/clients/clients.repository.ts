@@ -1,5 +1,5 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
-import { sql, type InferResult, type Kysely, type SqlBool } from 'kysely';
+import { sql, type InferResult, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import {
   applyPage,
   type Condition,
@@ -430,10 +430,11 @@ export function searchDecidedQuery(
   page: PageRequest<ClientRow>,
 ) {
   if (!statementsAreRoundTrips(db)) return undefined;
-  const hits = searchCountQuery(db, filters);
+  const hits = searchRowsQuery(db, filters);
   const window = searchWindowQuery(db, accountId, filters, page, false);
   if (!hits || !window) return undefined;
-  const search = listClientsQuery(db, accountId, filters, page, false);
+  // The search reads the rows the count read (never fewer than its matches) by primary key.
+  const search = listClientsQuery(db, accountId, filters, page, false, sql<string[]>`(select ids from hits)::uuid[]`);
   const limit = sql.lit(page.limit);
   const walked = sql`(select count from decided) > ${sql.lit(WALK_LIMIT)}`;
   // The page's order, written out for the rows kept (each part is in it already; nothing else promises it).
@@ -442,14 +443,14 @@ export function searchDecidedQuery(
   const ordered = sql`order by ${sql.ref(`found.${page.field.expression ?? page.column}`)} ${direction}, found.id ${direction}`;
   // A search row's columns, null (the id too) on the one row of a search that found none.
   type Row = Omit<InferResult<ReturnType<typeof listClientsQuery>>[number], 'id'> & { id: string | null };
-  // Kept prepared: its count's words are a parameter, each word's count planned for that word inside
-  // `bms_search_count` (searchCountQuery), so one plan serves every phrase (planning the whole statement took
+  // Kept prepared: its count's words are a parameter, each word's read planned for that word inside
+  // `bms_search_rows` (searchRowsQuery), so one plan serves every phrase (planning the whole statement took
   // 0.6–1.6 ms a search at a million clients). The window's rows and the search's have the same columns, each
   // part in the page's order: one of the two is read. Their tags and property ids are read once, for the rows
   // kept (in each part, their subqueries doubled the statement's planning: 0.45 → 0.87 ms).
   return sql<
     Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
-  >`with win as materialized (${window.matches}), hits as materialized (${hits as unknown as typeof search}), decided as materialized (select case when (select count(*) from win) > ${limit} then null else (select count from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from win where (select count from decided) is null or ${walked} union all select * from (${search}) matched where not ${walked}) found on true ${ordered}`;
+  >`with win as materialized (${window.matches}), hits as materialized (select ids, cardinality(ids) as count from (${hits}) rows), decided as materialized (select case when (select count(*) from win) > ${limit} then null else (select count from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from win where (select count from decided) is null or ${walked} union all select * from (${search}) matched where not ${walked}) found on true ${ordered}`;
 }
 
 /** The plan of a list without `q` or `email`: the time bounds, as every other list has them, and `external_id`. */
@@ -498,6 +499,16 @@ export function searchCountQuery(db: Executor, filters: ClientFilters) {
 }
 
 /**
+ * PostgreSQL: the ids of the rows searchCountQuery counts (textSearch's rowsAtMost), to WALK_LIMIT + 1; undefined
+ * where searchCountQuery is, and on SQLite.
+ */
+export function searchRowsQuery(db: Executor, filters: ClientFilters) {
+  const { q, email } = filters;
+  if (q === undefined || email !== undefined || [...q].length < TRIGRAM) return undefined;
+  return textSearch(db).rowsAtMost?.(db, 'clients', q, WALK_LIMIT + 1);
+}
+
+/**
  * A search's first try: the matches among the next SEARCH_WINDOW rows in sort order, and the last of those
  * rows (`bound`; none when fewer remain). A full page from it is the right page (the window is the start of
  * the order). Undefined when the search has no such try: with an e-mail (its index is exact), or a non-ASCII
@@ -540,7 +551,8 @@ export function searchWindowQuery(
 
 /**
  * A search's or an e-mail's query, unexecuted: the query-plan test explains exactly what the list runs.
- * `computed: false` as searchWindowQuery's.
+ * `computed: false` as searchWindowQuery's. `among`: the search reads only these rows, by primary key (the ids its
+ * count read, which hold every match: searchDecidedQuery), not the trigram index.
  */
 export function listClientsQuery(
   db: Executor,
@@ -548,6 +560,7 @@ export function listClientsQuery(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
   computed = true,
+  among?: RawBuilder<string[]>,
 ) {
   const { q, email } = filters;
   const trigram = q !== undefined && [...q].length >= TRIGRAM;
@@ -556,9 +569,10 @@ export function listClientsQuery(
     .select(COLUMNS)
     .select(keptPropertyIds(db))
     .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
+  if (among) query = query.where(sql<SqlBool>`id = any(${among})`);
   if (search) {
-    // The trigram index drives: the account's condition is written so that no index can serve it
-    // (SQLite's unary +, PostgreSQL's IS TRUE), or the planner walks the account's rows testing each.
+    // The trigram index drives (or `among`'s ids): the account's condition is written so that no index can serve
+    // it (SQLite's unary +, PostgreSQL's IS TRUE), or the planner walks the account's rows testing each.
     for (const condition of search.scope('clients', accountId, q!)) query = query.where(condition);
   } else if (q !== undefined) {
     query = query.where(startsWith(accountId, q.toLowerCase()));
