@@ -449,8 +449,15 @@ describe(`a search's window, count and what it decides, in one statement, on ${o
       return;
     }
     const text = await plan({ compile: () => query!.compile(db) });
-    // First the window: the account's nearest rows in the page's order, from the sort's own index.
-    assert.match(text, /CTE win[\s\S]*Index Scan Backward using clients_account_created_at_idx[\s\S]*CTE hits/, text);
+    // First the nearest rows, then the window (read only for a walk): the account's rows in the page's order, from
+    // the sort's own index, each under its LIMIT (200, 1,000).
+    assert.match(
+      text,
+      /CTE near[\s\S]*Index Scan Backward using clients_account_created_at_idx[\s\S]*CTE win[\s\S]*Index Scan Backward using clients_account_created_at_idx[\s\S]*CTE hits/,
+      text,
+    );
+    assert.match(query!.compile(db).sql, /^with near as materialized \(\(select \* from \(select [^)]* limit 200\)/);
+    assert.match(query!.compile(db).sql, /win as materialized \(\(select \* from \(select [^)]* limit 1000\)/);
     // The count: bms_search_rows's one value (each word's LIMITed read is its own statement: the test above),
     // the words a parameter, so the statement is the same for every phrase and kept prepared.
     assert.match(text, /CTE hits\n\s*->\s*Result[^\n]*\n\s*CTE decided/, text);
@@ -507,14 +514,16 @@ describe(`a search's count, read only when the window holds no full page, on ${o
       } as never);
       return result.rows.map((row) => row['QUERY PLAN']).join('\n');
     };
-    // The CTE's first node: "(never executed)" when nothing read it.
-    const hits = (text: string) =>
-      /CTE hits\n\s*->\s*[^\n]*\((never executed|actual rows=\d+ loops=\d+)\)/.exec(text)?.[1];
+    // A CTE's first node: "(never executed)" when nothing read it.
+    const cte = (name: string, text: string) =>
+      new RegExp(`CTE ${name}\\n\\s*->\\s*[^\\n]*\\((never executed|actual rows=\\d+ loops=\\d+)\\)`).exec(text)?.[1];
     // The Documents account's ten clients are `Own 0` … `Own 9`.
     const full = await ran('own');
-    assert.equal(hits(full), 'never executed', full);
+    assert.equal(cte('hits', full), 'never executed', full);
+    assert.equal(cte('win', full), 'never executed', 'the window is read only for a walk');
     const one = await ran('own 7');
-    assert.equal(hits(one), 'actual rows=1 loops=1', one);
+    assert.equal(cte('hits', one), 'actual rows=1 loops=1', one);
+    assert.equal(cte('win', one), 'never executed', 'one match: read by primary key, no walk');
   });
 });
 

@@ -95,6 +95,12 @@ const TRIGRAM = 3;
  */
 const SEARCH_WINDOW = 1000;
 
+/**
+ * PostgreSQL's first try, before the count (searchDecidedQuery): a common term fills a page from these nearest
+ * rows (the window stops at its page's last match), a rare one is counted without testing a thousand rows first.
+ */
+const NEAR_WINDOW = 200;
+
 /** Tables whose rows refer to a client, and what to call them in the 409 message. */
 const CLIENT_REFERENCES = [
   { table: 'service_requests', label: 'service request' },
@@ -414,13 +420,14 @@ async function searchClients(
 }
 
 /**
- * Where each statement is a round trip (PostgreSQL), a search's whole decision in one statement: the window's
- * matches (searchWindowQuery); when they are not a full page, the count (searchCountQuery, the rows holding the
- * rarest word); then what the count decides: WALK_LIMIT or fewer, the search's rows read whole and sorted
- * (listClientsQuery); more, the window's matches with its bound, where the walk resumes. Each part is read only
- * when what comes before it asks for it (a `case`, and one-time filters on the count), so a full window never
- * counts. Every row carries the count (null when the window was a full page) and the bound; the search's
- * columns are null on the one row of a search that found none. Undefined where the search has no count, or
+ * Where each statement is a round trip (PostgreSQL), a search's whole decision in one statement: the matches
+ * among the NEAR_WINDOW nearest rows (searchWindowQuery); when they are not a full page, the count
+ * (searchCountQuery, the rows holding the rarest word); then what the count decides: WALK_LIMIT or fewer, the
+ * search's rows read whole and sorted (listClientsQuery, the rows the count read, by primary key); more, the
+ * matches of the whole window (SEARCH_WINDOW rows, as on SQLite) with its bound, where the walk resumes. Each
+ * part is read only when what comes before it asks for it (a `case`, and one-time filters on the count), so a
+ * full first try never counts. Every row carries the count (null when the first try was a full page) and the
+ * bound; the search's columns are null on the one row of a search that found none. Undefined where the search has no count, or
  * on SQLite, whose statements run in the process.
  */
 export function searchDecidedQuery(
@@ -432,7 +439,8 @@ export function searchDecidedQuery(
   if (!statementsAreRoundTrips(db)) return undefined;
   const hits = searchRowsQuery(db, filters);
   const window = searchWindowQuery(db, accountId, filters, page, false);
-  if (!hits || !window) return undefined;
+  const near = searchWindowQuery(db, accountId, filters, page, false, NEAR_WINDOW);
+  if (!hits || !window || !near) return undefined;
   // The search reads the rows the count read (never fewer than its matches) by primary key.
   const search = listClientsQuery(db, accountId, filters, page, false, sql<string[]>`(select ids from hits)::uuid[]`);
   const limit = sql.lit(page.limit);
@@ -445,12 +453,12 @@ export function searchDecidedQuery(
   type Row = Omit<InferResult<ReturnType<typeof listClientsQuery>>[number], 'id'> & { id: string | null };
   // Kept prepared: its count's words are a parameter, each word's read planned for that word inside
   // `bms_search_rows` (searchRowsQuery), so one plan serves every phrase (planning the whole statement took
-  // 0.6–1.6 ms a search at a million clients). The window's rows and the search's have the same columns, each
-  // part in the page's order: one of the two is read. Their tags and property ids are read once, for the rows
+  // 0.6–1.6 ms a search at a million clients). The first try's rows, the window's and the search's have the same
+  // columns, each part in the page's order: one of the three is read. Their tags and property ids are read once, for the rows
   // kept (in each part, their subqueries doubled the statement's planning: 0.45 → 0.87 ms).
   return sql<
     Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
-  >`with win as materialized (${window.matches}), hits as materialized (${hits}), decided as materialized (select case when (select count(*) from win) > ${limit} then null else (select cardinality(ids) from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from win where (select count from decided) is null or ${walked} union all select * from (${search}) matched where not ${walked}) found on true ${ordered}`;
+  >`with near as materialized (${near.matches}), win as materialized (${window.matches}), hits as materialized (${hits}), decided as materialized (select case when (select count(*) from near) > ${limit} then null else (select cardinality(ids) from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from near where (select count from decided) is null union all select * from win where ${walked} union all select * from (${search}) matched where not ${walked}) found on true ${ordered}`;
 }
 
 /** The plan of a list without `q` or `email`: the time bounds, as every other list has them, and `external_id`. */
@@ -509,8 +517,8 @@ export function searchRowsQuery(db: Executor, filters: ClientFilters) {
 }
 
 /**
- * A search's first try: the matches among the next SEARCH_WINDOW rows in sort order, and the last of those
- * rows (`bound`; none when fewer remain). A full page from it is the right page (the window is the start of
+ * A search's first try: the matches among the next SEARCH_WINDOW (or `size`) rows in sort order, and the last
+ * of those rows (`bound`; none when fewer remain). A full page from it is the right page (the window is the start of
  * the order). Undefined when the search has no such try: with an e-mail (its index is exact), or a non-ASCII
  * term on SQLite, whose LIKE folds only ASCII case while the FTS5 index folds all of Unicode, so the two
  * could disagree. `computed: false`: the rows without their tags (and, on PostgreSQL, property ids), for a
@@ -522,6 +530,7 @@ export function searchWindowQuery(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
   computed = true,
+  size = SEARCH_WINDOW,
 ) {
   const { q, email } = filters;
   if (q === undefined || email !== undefined || filters.external_id !== undefined || filters.shaped !== undefined)
@@ -535,12 +544,12 @@ export function searchWindowQuery(
     .select(keptPropertyIds(db))
     .where('account_id', '=', accountId)
     .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
-  const nearest = applyPage(base, { ...page, limit: SEARCH_WINDOW - 1 });
+  const nearest = applyPage(base, { ...page, limit: size - 1 });
   const matches = holds ?? startsWith(accountId, q.toLowerCase());
   const bound = applyPage(
     base.clearSelect().select([sql<string | number>`${sortKeyOf(page)}`.as('value'), sql.ref<string>('id').as('id')]),
     { ...page, limit: 0 },
-  ).offset(SEARCH_WINDOW - 1);
+  ).offset(size - 1);
   const found = db
     .selectFrom(nearest.as('nearest'))
     .selectAll()
