@@ -1,14 +1,13 @@
 // PostgreSQL: the rows a search's bounded count reads, as a function (docs/decisions.md, "Search: PostgreSQL's
-// bounded count"),
-// so that the statement asking for it can be kept prepared. `bms_search_rows(searched, words, most)`: the ids of
-// the rows of the table `searched` ('clients' or 'properties'; of any account) holding the rarest of `words`, at
-// most `most` of them (the fewest of each word's rows read to `most`); with no word, the table's first `most`
-// rows. Never fewer rows than the search's matches, so when there are fewer than `most`, the search reads those
-// rows by primary key rather than the trigram index again. Each word's rows are read by a statement of its own
-// (`bms_search_rows_statement`), run by EXECUTE with the word as a literal, so PostgreSQL plans it for that word
-// every time: a rare word read from the trigram index, a common one from the table under its LIMIT. The words are
-// the search's runs of letters and digits (db/postgres/text-search.ts); `format('%L')` quotes them anyway.
-// Nothing on SQLite, whose FTS5 index counts the phrase itself.
+// bounded count"), so that the statement asking for it can be kept prepared. `bms_search_rows(searched, words,
+// most)`: the ids of the rows of the table `searched` ('clients' or 'properties'; of any account) holding the
+// rarest of `words`, at most `most` of them (the fewest of each word's rows read to `most`); with no word, the
+// table's first `most` rows. Never fewer rows than the search's matches, so when there are fewer than `most`, the
+// search reads those rows by primary key rather than the trigram index again. Each word's rows are read by a
+// statement of its own (`bms_search_rows_statement`), run by EXECUTE with the word as a literal, so PostgreSQL
+// plans it for that word every time: a rare word read from the trigram index, a common one from the table under
+// its LIMIT. The words are the search's runs of letters and digits (db/postgres/text-search.ts); `format('%L')`
+// quotes them anyway. Nothing on SQLite, whose FTS5 index counts the phrase itself.
 // biome-ignore-all lint/suspicious/noExplicitAny: a migration runs against a past schema, so Kysely hands it an untyped instance
 import { type Kysely, sql } from 'kysely';
 import { POSTGRES_SEARCH_TEXT } from '../client-search.js';

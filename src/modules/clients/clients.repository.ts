@@ -427,8 +427,8 @@ async function searchClients(
  * matches of the whole window (SEARCH_WINDOW rows, as on SQLite) with its bound, where the walk resumes. Each
  * part is read only when what comes before it asks for it (a `case`, and one-time filters on the count), so a
  * full first try never counts. Every row carries the count (null when the first try was a full page) and the
- * bound; the search's columns are null on the one row of a search that found none. Undefined where the search has no count, or
- * on SQLite, whose statements run in the process.
+ * bound; the search's columns are null on the one row of a search that found none. Undefined where the search
+ * has no count, or on SQLite, whose statements run in the process.
  */
 export function searchDecidedQuery(
   db: Executor,
@@ -454,8 +454,8 @@ export function searchDecidedQuery(
   // Kept prepared: its count's words are a parameter, each word's read planned for that word inside
   // `bms_search_rows` (searchRowsQuery), so one plan serves every phrase (planning the whole statement took
   // 0.6–1.6 ms a search at a million clients). The first try's rows, the window's and the search's have the same
-  // columns, each part in the page's order: one of the three is read. Their tags and property ids are read once, for the rows
-  // kept (in each part, their subqueries doubled the statement's planning: 0.45 → 0.87 ms).
+  // columns, each part in the page's order: one of the three is read. Their tags and property ids are read once,
+  // for the rows kept (in each part, their subqueries doubled the statement's planning: 0.45 → 0.87 ms).
   return sql<
     Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
   >`with near as materialized (${near.matches}), win as materialized (${window.matches}), hits as materialized (${hits}), decided as materialized (select case when (select count(*) from near) > ${limit} then null else (select cardinality(ids) from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from near where (select count from decided) is null union all select * from win where ${walked} union all select * from (${search}) matched where not ${walked}) found on true ${ordered}`;
