@@ -13,6 +13,7 @@ import {
   listClientsQuery,
   searchCountQuery,
   searchDecidedQuery,
+  searchRowsQuery,
   type ClientFilters,
 } from '../src/modules/clients/clients.repository.js';
 import { EVENT_SORTS, listEventsPlan } from '../src/modules/events/events.repository.js';
@@ -397,8 +398,8 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
     if (onPostgres) {
       const { db } = context.database;
       // The words go to bms_search_rows as one parameter (the statement is kept prepared): never the phrase.
-      const { sql: text, parameters } = searchCountQuery(db, { q: 'Gardens, Cooper' })!.compile();
-      assert.match(text, /cardinality\(bms_search_rows\(\$1, \$2::text\[\], \$3\)\)/, text);
+      const { sql: text, parameters } = searchRowsQuery(db, { q: 'Gardens, Cooper' })!.compile();
+      assert.match(text, /bms_search_rows\(\$1, \$2::text\[\], \$3\)/, text);
       assert.deepEqual(parameters, ['clients', ['gardens', 'cooper'], 501]);
       // Each word's own read, as the function runs it: a LIKE the trigram index serves, under a LIMIT.
       for (const word of ['gardens', 'cooper']) {
@@ -409,17 +410,26 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
         assert.match(counted, /Limit[\s\S]*Bitmap Index Scan on clients_search_trgm_idx/, counted);
         assert.match(counted, new RegExp(`'%${word}%'`), counted);
       }
-      // What it counts: the fewest rows holding one of the words, each counted to 501, stated here in SQL of its own.
-      const holding = async (word: string) =>
+      // What it reads: the rows holding the rarer word (the first word's on a tie), each word's read to 501, stated
+      // here in SQL of its own; every match is among them, so the search reads only those rows when there are 500 or
+      // fewer.
+      const holders = async (word: string) =>
         (
           await sql<{
-            count: number;
-          }>`select count(*)::int as count from (select 1 from clients where lower(name || E'\n' || coalesce(email, '') || E'\n' || coalesce(phone, '') || E'\n' || coalesce(company_name, '')) like ${`%${word}%`} limit 501) hits`.execute(
+            id: string;
+          }>`select id from clients where lower(name || E'\n' || coalesce(email, '') || E'\n' || coalesce(phone, '') || E'\n' || coalesce(company_name, '')) like ${`%${word}%`}`.execute(
             db,
           )
-        ).rows[0]!.count;
-      const fewest = Math.min(await holding('gardens'), await holding('cooper'));
-      assert.equal((await searchCountQuery(db, { q: 'Gardens, Cooper' })!.executeTakeFirstOrThrow()).count, fewest);
+        ).rows
+          .map((row) => row.id)
+          .sort();
+      const [gardens, cooper] = [await holders('gardens'), await holders('cooper')];
+      const rarer = cooper.length < gardens.length ? cooper : gardens;
+      assert.ok(rarer.length > 0 && rarer.length < 501, `the test's clients hold both words (${rarer.length})`);
+      const read = await searchRowsQuery(db, { q: 'Gardens, Cooper' })!.execute();
+      assert.deepEqual([...read[0]!.ids].sort(), rarer);
+      const counted = await searchCountQuery(db, { q: 'Gardens, Cooper' })!.executeTakeFirstOrThrow();
+      assert.equal(counted.count, rarer.length);
       const { rows: none } = await sql<{
         count: number;
       }>`select cardinality(bms_search_rows('clients', array[]::text[], 3)) as count`.execute(db);
@@ -468,9 +478,10 @@ describe(`a search's window, count and what it decides, in one statement, on ${o
     const generic = await genericPlan(query!.compile(db));
     assert.match(
       generic,
-      /CTE win[\s\S]*Index Scan Backward using clients_account_created_at_idx[\s\S]*CTE hits/,
+      /CTE near[\s\S]*Index Scan Backward using clients_account_created_at_idx[\s\S]*CTE win[\s\S]*Index Scan Backward using clients_account_created_at_idx[\s\S]*CTE hits/,
       generic,
     );
+    assert.doesNotMatch(generic, /clients_search_trgm_idx/, generic);
     assert.match(
       generic,
       /One-Time Filter: \(\$\d+ <= 500\)[\s\S]*(Index Scan using clients_pkey on clients|Bitmap Index Scan on clients_pkey)\s+\([^\n]*\n\s*Index Cond: \(id = ANY \(\$\d+\)\)/,
@@ -492,6 +503,39 @@ describe(`a search's window, count and what it decides, in one statement, on ${o
     );
     assert.doesNotMatch(text, /Bitmap Index Scan on clients_search_trgm_idx/, text);
     assert.doesNotMatch(text, /Seq Scan on clients/, text);
+  });
+});
+
+describe(`a search's statement on ${onPostgres ? 'PostgreSQL' : 'SQLite'}: kept prepared, planned each time with a time bound`, () => {
+  test("PostgreSQL: the generic plan of each sort's search walks that sort's index; with a time bound it is sent to be planned for its values", async (t) => {
+    if (!onPostgres) return t.skip('PostgreSQL only: SQLite runs its statements in the process');
+    const { db } = context.database;
+    for (const [sort, index] of [
+      ['name', 'clients_account_sort_name_idx'],
+      ['-updated_at', 'clients_account_updated_at_idx'],
+    ] as const) {
+      const query = searchDecidedQuery(
+        db,
+        accountId,
+        { q: 'Gardens' },
+        pageRequest<ClientRow>({ sort, limit: 25 }, CLIENT_SORTS),
+      )!;
+      const generic = await genericPlan(query.compile(db));
+      assert.match(
+        generic,
+        new RegExp(`CTE near[\\s\\S]*Index Scan (Backward )?using ${index}[\\s\\S]*CTE win`),
+        generic,
+      );
+      assert.doesNotMatch(generic, /clients_search_trgm_idx/, generic);
+      assert.doesNotMatch(query.compile(db).sql, /^\/\*/, 'kept prepared');
+    }
+    const bounded = searchDecidedQuery(
+      db,
+      accountId,
+      { q: 'Gardens', created_after: '2026-11-01T00:00:00.000Z' },
+      pageRequest<ClientRow>({ sort: 'name', limit: 25 }, CLIENT_SORTS),
+    )!;
+    assert.match(bounded.compile(db).sql, /^\/\* planned each time \*\/ with near/);
   });
 });
 

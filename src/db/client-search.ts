@@ -3,7 +3,9 @@
 // LIKE that must match the very expression the index was built on, or PostgreSQL will not use the index)
 // need the same text, so it lives here rather than in the migration, which application code must not
 // import at run time. An applied migration is not run again: changing either constant changes what the
-// repository queries but not the index already built, so a change here needs a new migration too.
+// repository queries but not the index already built, so a change here needs a new migration too, which also
+// makes PostgreSQL's bms_search_rows_statement anew (migration 20261201150000: it reads each word by the
+// expression as it was then).
 
 /** SQLite: name, e-mail, phone and company of the row alias `row`, one per line (a query cannot span two). */
 export const SQLITE_BODY = (row: string) =>

@@ -79,6 +79,15 @@ export function statementsAreRoundTrips(db: Executor): boolean {
   return dialectOf(db) === 'postgres';
 }
 
+/**
+ * `query` sent so that PostgreSQL plans it for its values each time, never kept prepared (db/postgres/postgres.ts
+ * keeps a statement prepared only when its text begins with its verb): for a statement whose best plan depends on
+ * its values, which a generic plan, made once for any values, cannot see.
+ */
+export function plannedEachTime<T>(query: RawBuilder<T>): RawBuilder<T> {
+  return sql<T>`/* planned each time */ ${query}`;
+}
+
 /** A row found by `rowsHoldingAny`: its id and its value of the column. */
 type Held = { id: string; value: string };
 

@@ -13,6 +13,7 @@ export {
   jsonText,
   keepsDerivedColumns,
   oneLargeWriteAtATime,
+  plannedEachTime,
   orderedJsonArray,
   readsCommittedVersions,
   readsHoldTheLoop,

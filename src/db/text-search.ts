@@ -44,7 +44,9 @@ export interface TextSearch {
 }
 
 /** A query of one row, `ids`. */
-export interface RowsQuery extends Compilable<{ ids: string[] }> {}
+export interface RowsQuery extends Compilable<{ ids: string[] }> {
+  execute(): Promise<{ ids: string[] }[]>;
+}
 
 /** A query of one row, `count`. */
 export interface CountQuery extends Compilable<{ count: number }> {

@@ -21,7 +21,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   const clients = POSTGRES_SEARCH_TEXT.replaceAll("'", "''");
   await sql
     .raw(`create or replace function bms_search_rows_statement(searched text, word text, most integer)
-  returns text language sql immutable as $$
+  returns text language sql stable as $$
     select format('select array(select id from %I%s limit %s)', searched,
       case when word is null then ''
         else format(' where %s like %L', case searched when 'clients' then '${clients}' else 'search_text' end,
@@ -29,6 +29,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       most)
   $$`)
     .execute(db);
+  // Stable, not volatile: its EXECUTEs read the calling statement's snapshot, so the ids it answers hold every
+  // match the search then tests (a volatile function would take a snapshot of its own per statement).
   await sql
     .raw(`create or replace function bms_search_rows(searched text, words text[], most integer)
   returns uuid[] language plpgsql stable as $$
@@ -46,6 +48,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     end if;
     foreach word in array words loop
       execute bms_search_rows_statement(searched, word, most) into found;
+      -- No row holds this word: none holds the search's text.
+      if cardinality(found) = 0 then
+        return found;
+      end if;
       if fewest is null or cardinality(found) < cardinality(fewest) then
         fewest := found;
       end if;

@@ -66,8 +66,8 @@ export function isoOfUtcTimestamp(value: string): string | undefined {
 }
 
 /**
- * Statements worth keeping prepared: queries and changes of rows, never DDL or several statements in one (a
- * statement that begins otherwise, a comment for one, is parsed and planned each time).
+ * Statements worth keeping prepared: queries and changes of rows, never DDL or several statements in one, nor
+ * one that begins with a comment (plannedEachTime, db/engine.ts).
  */
 const PREPARABLE = /^\s*(select|insert|update|delete|with)\b/i;
 /** Prepared statements per connection at most; beyond, a query is parsed each time as before. */

@@ -15,6 +15,7 @@ import {
   lockRows,
   normalizeInstant,
   type PageRequest,
+  plannedEachTime,
   prepared,
   preparedInsert,
   preparedInsertRows,
@@ -90,8 +91,9 @@ export function sortName(name: string): string {
 const TRIGRAM = 3;
 
 /**
- * How many rows of the sort order a search reads first (and, on SQLite, per page of a walk). A common term
- * (`Cooper` in a million names) fills a page from them; a rarer one reaches its index (listClients).
+ * How many rows of the sort order a search reads first on SQLite, and per page of a walk on both engines
+ * (PostgreSQL's first try is NEAR_WINDOW). A common term (`Cooper` in a million names) fills a page from them; a
+ * rarer one reaches its index (listClients).
  */
 const SEARCH_WINDOW = 1000;
 
@@ -422,7 +424,7 @@ async function searchClients(
 /**
  * Where each statement is a round trip (PostgreSQL), a search's whole decision in one statement: the matches
  * among the NEAR_WINDOW nearest rows (searchWindowQuery); when they are not a full page, the count
- * (searchCountQuery, the rows holding the rarest word); then what the count decides: WALK_LIMIT or fewer, the
+ * (searchRowsQuery: the rows holding the rarest word, and their number); then what the count decides: WALK_LIMIT or fewer, the
  * search's rows read whole and sorted (listClientsQuery, the rows the count read, by primary key); more, the
  * matches of the whole window (SEARCH_WINDOW rows, as on SQLite) with its bound, where the walk resumes. Each
  * part is read only when what comes before it asks for it (a `case`, and one-time filters on the count), so a
@@ -456,9 +458,13 @@ export function searchDecidedQuery(
   // 0.6–1.6 ms a search at a million clients). The first try's rows, the window's and the search's have the same
   // columns, each part in the page's order: one of the three is read. Their tags and property ids are read once,
   // for the rows kept (in each part, their subqueries doubled the statement's planning: 0.45 → 0.87 ms).
-  return sql<
+  // With a time bound (created_after, …), planned for its values each time: a generic plan cannot tell a narrow
+  // range (read it and sort) from a wide one (walk the sort's index), and walking for a narrow one tests the
+  // whole account.
+  const statement = sql<
     Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
   >`with near as materialized (${near.matches}), win as materialized (${window.matches}), hits as materialized (${hits}), decided as materialized (select case when (select count(*) from near) > ${limit} then null else (select cardinality(ids) from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from near where (select count from decided) is null union all select * from win where ${walked} union all select * from (${search}) matched where not ${walked}) found on true ${ordered}`;
+  return timeBoundConditions(filters).length > 0 ? plannedEachTime(statement) : statement;
 }
 
 /** The plan of a list without `q` or `email`: the time bounds, as every other list has them, and `external_id`. */
