@@ -412,7 +412,7 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
       }
       // What it reads: the rows holding the rarer word (the first word's on a tie), each word's read to 501, stated
       // here in SQL of its own; every match is among them, so the search reads only those rows when there are 500 or
-      // fewer.
+      // fewer. The other account's fifty clients are `Client n` of `Company n`, e-mail `cn@example.com`.
       const holders = async (word: string) =>
         (
           await sql<{
@@ -423,18 +423,19 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
         ).rows
           .map((row) => row.id)
           .sort();
-      const [gardens, cooper] = [await holders('gardens'), await holders('cooper')];
-      const rarer = cooper.length < gardens.length ? cooper : gardens;
-      assert.ok(rarer.length > 0 && rarer.length < 501, `the test's clients hold both words (${rarer.length})`);
-      const read = await searchRowsQuery(db, { q: 'Gardens, Cooper' })!.execute();
-      assert.deepEqual([...read[0]!.ids].sort(), rarer);
-      const counted = await searchCountQuery(db, { q: 'Gardens, Cooper' })!.executeTakeFirstOrThrow();
-      assert.equal(counted.count, rarer.length);
-      const { rows: none } = await sql<{
+      const [company, c12] = [await holders('company'), await holders('c12')];
+      assert.equal(company.length, 50);
+      assert.equal(c12.length, 1);
+      const read = await searchRowsQuery(db, { q: 'Company, c12' })!.execute();
+      assert.deepEqual([...read[0]!.ids].sort(), c12, 'the rarer word, the second');
+      assert.equal((await searchCountQuery(db, { q: 'Company, c12' })!.executeTakeFirstOrThrow()).count, 1);
+      const none = await searchRowsQuery(db, { q: 'Company zebra' })!.execute();
+      assert.deepEqual(none[0]!.ids, [], 'a word no row holds: none');
+      const { rows: noWord } = await sql<{
         count: number;
       }>`select cardinality(bms_search_rows('clients', array[]::text[], 3)) as count`.execute(db);
       assert.equal(
-        none[0]!.count,
+        noWord[0]!.count,
         Math.min(3, (await sql<{ n: number }>`select count(*)::int as n from clients`.execute(db)).rows[0]!.n),
         'no word: the table',
       );
