@@ -424,13 +424,13 @@ async function searchClients(
 /**
  * Where each statement is a round trip (PostgreSQL), a search's whole decision in one statement: the matches
  * among the NEAR_WINDOW nearest rows (searchWindowQuery); when they are not a full page, the count
- * (searchRowsQuery: the rows holding the rarest word, and their number); then what the count decides: WALK_LIMIT or fewer, the
- * search's rows read whole and sorted (listClientsQuery, the rows the count read, by primary key); more, the
- * matches of the whole window (SEARCH_WINDOW rows, as on SQLite) with its bound, where the walk resumes. Each
- * part is read only when what comes before it asks for it (a `case`, and one-time filters on the count), so a
- * full first try never counts. Every row carries the count (null when the first try was a full page) and the
- * bound; the search's columns are null on the one row of a search that found none. Undefined where the search
- * has no count, or on SQLite, whose statements run in the process.
+ * (searchRowsQuery: the rows holding the rarest word, and their number); then what the count decides:
+ * WALK_LIMIT or fewer, the search's rows read whole and sorted (listClientsQuery, the rows the count read, by
+ * primary key); more, the matches of the whole window (SEARCH_WINDOW rows, as on SQLite) with its bound, where
+ * the walk resumes. Each part is read only when what comes before it asks for it (a `case`, and one-time
+ * filters on the count), so a full first try never counts. Every row carries the count (null when the first
+ * try was a full page) and the bound; the search's columns are null on the one row of a search that found none.
+ * Undefined where the search has no count, or on SQLite, whose statements run in the process.
  */
 export function searchDecidedQuery(
   db: Executor,
