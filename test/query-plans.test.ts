@@ -11,7 +11,6 @@ import {
   CLIENT_SORTS,
   clientListPlan,
   listClientsQuery,
-  searchCountQuery,
   searchDecidedQuery,
   searchRowsQuery,
   type ClientFilters,
@@ -428,7 +427,6 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
       assert.equal(c12.length, 1);
       const read = await searchRowsQuery(db, { q: 'Company, c12' })!.execute();
       assert.deepEqual([...read[0]!.ids].sort(), c12, 'the rarer word, the second');
-      assert.equal((await searchCountQuery(db, { q: 'Company, c12' })!.executeTakeFirstOrThrow()).count, 1);
       const none = await searchRowsQuery(db, { q: 'Company zebra' })!.execute();
       assert.deepEqual(none[0]!.ids, [], 'a word no row holds: none');
       const { rows: noWord } = await sql<{
@@ -442,11 +440,36 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
       await assert.rejects(sql`select bms_search_rows('api_keys', array['x'], 3)`.execute(db), /no search of api_keys/);
       return;
     }
-    const count = searchCountQuery(context.database.db, { q: 'Cooper' });
-    const text = await plan(count!);
-    assert.match(text, /SCAN clients_fts VIRTUAL TABLE INDEX/, text);
+    const { db } = context.database;
+    const read = searchRowsQuery(db, { q: 'Cooper' })!;
+    const text = await plan(read);
+    assert.match(text, /SCAN f VIRTUAL TABLE INDEX/, text);
+    assert.match(text, /SEARCH k USING INTEGER PRIMARY KEY \(rowid=\?\)/, text);
     assert.doesNotMatch(text, /\bclients\b(?!_fts)/, text);
-    assert.equal(searchCountQuery(context.database.db, { q: 'co' }), undefined, 'a 2-character q has no trigram');
+    assert.equal(searchRowsQuery(db, { q: 'co' }), undefined, 'a 2-character q has no trigram');
+    // What it reads: the matches themselves, of any account, as FTS5 reads the phrase. The other account's fifty
+    // clients are `Client n` of `Company n`, e-mail `cn@example.com`: `c12@` is in one row, `COMPANY 1` in eleven
+    // (1, 10–19), `company zebra` in none.
+    const ids = async (q: string) => (await searchRowsQuery(db, { q })!.execute())[0]!.ids;
+    const holders = async (pattern: string) =>
+      (
+        await sql<{
+          id: string;
+        }>`select id from clients where lower(company_name) like ${pattern} or email like ${pattern}`.execute(db)
+      ).rows
+        .map((row) => row.id)
+        .sort();
+    assert.deepEqual([...(await ids('c12@'))].sort(), await holders('c12@%'));
+    assert.equal((await ids('c12@')).length, 1);
+    assert.deepEqual([...(await ids('COMPANY 1'))].sort(), await holders('company 1%'));
+    assert.equal((await ids('COMPANY 1')).length, 11);
+    assert.deepEqual(await ids('company zebra'), [], 'no match: none');
+    // The search then reads those rows by primary key, never the FTS5 table again.
+    const page = pageRequest<ClientRow>({ limit: 25 }, CLIENT_SORTS);
+    const byKey = await plan(listClientsQuery(db, accountId, { q: 'COMPANY 1' }, page, true, await ids('COMPANY 1')));
+    assert.match(byKey, /SEARCH clients USING INDEX sqlite_autoindex_clients_1 \(id=\?\)/, byKey);
+    assert.match(byKey, /json_each/, byKey);
+    assert.doesNotMatch(byKey, /clients_fts/, byKey);
   });
 });
 

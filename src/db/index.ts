@@ -73,5 +73,5 @@ export { coalesceSort, SORT_SENTINELS } from './sort-sentinels.js';
 export { BackupError, backupSqlite, restoreSqlite } from './sqlite/sqlite-backup.js';
 export { sqliteFiles } from './sqlite/sqlite.js';
 export { readDataVersion } from './sqlite/sqlite-statements.js';
-export { type SearchedTable, type TextSearch } from './text-search.js';
+export { type Among, type SearchedTable, type TextSearch } from './text-search.js';
 export { fromJson, fromJsonShared, normalizeInstant } from './values.js';

@@ -3,7 +3,7 @@
 // expression (db/postgres/text-search.ts). Code above db/ asks textSearch(db) (db/engine.ts) for the search's
 // rows and conditions; which engine answers is db/'s business. The tables and triggers behind each are made by
 // the migrations (20261122050000_client_search, 20261125020000_properties).
-import type { Compilable, Expression, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { Compilable, Expression, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Executor } from './database.js';
 import type { Tables } from './types.js';
 
@@ -14,9 +14,16 @@ export type SearchedTable = 'clients' | 'properties';
 export interface TextSearch {
   /**
    * The rows to search: the index's matches joined to the table by primary key, the matches driving
-   * (SQLite), or the table itself, whose condition is in `scope` (PostgreSQL).
+   * (SQLite), or the table itself, whose condition is in `scope` (PostgreSQL). With `among` (rowsAtMost's ids,
+   * read: an array, or on PostgreSQL an expression of them in the statement that read them), only those rows, by
+   * primary key, the index not read again.
    */
-  from<Table extends SearchedTable>(db: Executor, table: Table, q: string): SelectQueryBuilder<Tables, Table, object>;
+  from<Table extends SearchedTable>(
+    db: Executor,
+    table: Table,
+    q: string,
+    among?: Among,
+  ): SelectQueryBuilder<Tables, Table, object>;
   /**
    * The conditions to add, in order, after the caller's own: the account, written so that no index can serve
    * it (or the planner would walk the account's rows testing each), and where the table is the source, the
@@ -30,27 +37,24 @@ export interface TextSearch {
    */
   holds(alias: string, q: string): Expression<SqlBool> | undefined;
   /**
-   * How many rows of `table` (of any account) a search of `q` would read from the index, counted to `limit` at
-   * most, as a query: never fewer than its matches. SQLite: the matches (FTS5 reads a phrase). PostgreSQL: the
-   * rows holding its rarest word (pg_trgm keeps only letters and digits), about the rows its search rechecks.
+   * The ids of the rows of `table` (of any account) a search of `q` reads from the index, at most `limit`, as a
+   * query of one row, `ids`: never fewer rows than its matches, so a search finding fewer than `limit` reads those
+   * rows by primary key (`from`'s `among`) rather than the index again, and one finding `limit` is walked. SQLite: the
+   * matches themselves (FTS5 reads a phrase). PostgreSQL: the rows holding its rarest word (pg_trgm keeps only
+   * letters and digits), about the rows its search rechecks.
    */
-  countAtMost(db: Executor, table: SearchedTable, q: string, limit: number): CountQuery;
-  /**
-   * PostgreSQL: the ids of the rows countAtMost counts (those holding the rarest word of `q`, any account), at most
-   * `limit`, as a query of one row, `ids`: never fewer rows than the matches, so a search finding fewer than
-   * `limit` reads them by primary key rather than the index again. Undefined on SQLite (no round trips to save).
-   */
-  rowsAtMost?(db: Executor, table: SearchedTable, q: string, limit: number): RowsQuery;
+  rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number): RowsQuery;
 }
 
-/** A query of one row, `ids`. */
+/** Ids rowsAtMost read: the array, or on PostgreSQL an expression of it (`(select ids from hits)::uuid[]`). */
+export type Among = readonly string[] | RawBuilder<string[]>;
+
+/**
+ * A query of one row, `ids`. Its `execute` answers the ids as an array on both engines; compiled, it is the
+ * engine's own statement (PostgreSQL: a `uuid[]`, which searchDecidedQuery reads in the statement itself).
+ */
 export interface RowsQuery extends Compilable<{ ids: string[] }> {
   execute(): Promise<{ ids: string[] }[]>;
-}
-
-/** A query of one row, `count`. */
-export interface CountQuery extends Compilable<{ count: number }> {
-  executeTakeFirstOrThrow(): Promise<{ count: number }>;
 }
 
 /** `value` as a LIKE pattern's literal text (escape '\'). */

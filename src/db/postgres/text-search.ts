@@ -1,9 +1,9 @@
 // PostgreSQL's text search (db/text-search.ts): pg_trgm's GIN index serves a LIKE on the indexed expression
 // (migrations 20261122050000_client_search, 20261125020000_properties).
-import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { POSTGRES_SEARCH_TEXT } from '../client-search.js';
 import type { Executor } from '../database.js';
-import { escapeLike, type SearchedTable, type TextSearch } from '../text-search.js';
+import { type Among, escapeLike, type SearchedTable, type TextSearch } from '../text-search.js';
 import type { Tables } from '../types.js';
 
 /** The indexed expression of each table: its searched text in lower case. */
@@ -19,15 +19,21 @@ function searchWords(q: string): string[] {
   return [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
 }
 
-/** The ids `bms_search_rows` reads for `q`: those of the rows holding its rarest word (countAtMost), to `limit`. */
+/** The ids `bms_search_rows` reads for `q`: those of the rows holding its rarest word (rowsAtMost), to `limit`. */
 function searchRows(table: SearchedTable, q: string, limit: number) {
   const words = searchWords(q).filter((word) => [...word].length >= 3);
   return sql<string[]>`bms_search_rows(${table}, ${words}::text[], ${limit})`;
 }
 
 export const POSTGRES_TEXT_SEARCH: TextSearch = {
-  from<Table extends SearchedTable>(db: Executor, table: Table) {
-    return db.selectFrom(table as SearchedTable) as unknown as SelectQueryBuilder<Tables, Table, object>;
+  /** The table, and with `among` its rows of those ids (by primary key; `scope` still tests each). */
+  from<Table extends SearchedTable>(db: Executor, table: Table, _q: string, among?: Among) {
+    const rows = db.selectFrom(table as SearchedTable);
+    return (among ? rows.where(sql<SqlBool>`id = any(${among})`) : rows) as unknown as SelectQueryBuilder<
+      Tables,
+      Table,
+      object
+    >;
   },
   /** The account with IS TRUE, so that no index serves it: the trigram index drives. */
   scope(table: SearchedTable, accountId: string, q: string) {
@@ -38,7 +44,7 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
   },
   /**
    * The fewest rows holding one word of `q` (its runs of letters and digits, the only text pg_trgm indexes; of
-   * three characters or more, which the index can find), each word's rows counted to `limit`: never fewer than
+   * three characters or more, which the index can find), each word's rows read to `limit`: never fewer than
    * the matches, and about the rows a search rechecks. Not `q` itself: where its words are common and it is
    * in no row (`gardens cooper` among a million `Cooper Gardens …`), a count of `q` rechecks every row holding
    * them. Each word alone, so the planner sizes it from the expression's statistics (the trigram index for a
@@ -47,9 +53,6 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
    * for that word, as its own statement with the word as a literal: the statement asking for it has the words as
    * a parameter, so it is kept prepared and planned once per connection.
    */
-  countAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
-    return db.selectNoFrom(sql<number>`cardinality(${searchRows(table, q, limit)})`.as('count'));
-  },
   rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
     return db.selectNoFrom(searchRows(table, q, limit).as('ids'));
   },

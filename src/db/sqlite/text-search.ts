@@ -1,10 +1,10 @@
 // SQLite's text search (db/text-search.ts): FTS5 trigram tables, each row keyed by a search id that
 // `*_search_keys` maps to the searched row (migrations 20261122050000_client_search, 20261125020000_properties,
 // 20261128080000_client_search_queue).
-import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { type CompiledQuery, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { SQLITE_BODY, SQLITE_CLEAR_QUEUED, SQLITE_INDEX_QUEUED } from '../client-search.js';
 import type { Executor } from '../database.js';
-import { escapeLike, type SearchedTable, type TextSearch } from '../text-search.js';
+import { type Among, escapeLike, type SearchedTable, type TextSearch } from '../text-search.js';
 import type { Tables } from '../types.js';
 import { registerBatchWork } from './group-commit.js';
 
@@ -19,14 +19,17 @@ function ftsPhrase(q: string): string {
 }
 
 export const SQLITE_TEXT_SEARCH: TextSearch = {
-  /** The matches of the FTS5 table (a phrase query) joined to the table by primary key; CROSS JOIN keeps that order. */
-  from<Table extends SearchedTable>(db: Executor, table: Table, q: string) {
+  /**
+   * The matches of the FTS5 table (a phrase query), or `among`'s ids (a JSON array read by json_each: one statement
+   * text for any number), joined to the table by primary key; CROSS JOIN keeps that order.
+   */
+  from<Table extends SearchedTable>(db: Executor, table: Table, q: string, among?: Among) {
     const { fts, keys, key } = INDEXES[table];
-    const hits = sql<
-      Record<string, string>
-    >`(select k.${sql.raw(key)} from ${sql.raw(fts)} f join ${sql.raw(keys)} k on k.search_id = f.rowid where ${sql.raw(fts)} match ${ftsPhrase(q)})`.as(
-      'hits',
-    );
+    const hits = sql<Record<string, string>>`(${
+      among
+        ? sql`select value as ${sql.raw(key)} from json_each(${Array.isArray(among) ? JSON.stringify(among) : among})`
+        : sql`select k.${sql.raw(key)} from ${sql.raw(fts)} f join ${sql.raw(keys)} k on k.search_id = f.rowid where ${sql.raw(fts)} match ${ftsPhrase(q)}`
+    })`.as('hits');
     // Typed as one table `searched` and its `hits`: the names are the table's and its key's at run time.
     const untyped = db as unknown as Kysely<{ searched: { id: string }; hits: { key: string } }>;
     return untyped
@@ -46,15 +49,21 @@ export const SQLITE_TEXT_SEARCH: TextSearch = {
     if (!/^[\x20-\x7e]*$/.test(q)) return undefined;
     return sql<SqlBool>`${sql.raw(SQLITE_BODY(alias))} like ${`%${escapeLike(q)}%`} escape '\\'`;
   },
-  countAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
-    const { fts } = INDEXES[table];
-    return db
-      .selectFrom(
-        sql<{
-          one: number;
-        }>`(select 1 from ${sql.raw(fts)} where ${sql.raw(fts)} match ${ftsPhrase(q)} limit ${limit})`.as('hits'),
-      )
-      .select(sql<number>`count(*)`.as('count'));
+  /**
+   * The matches' ids, read from the FTS5 table and its keys (never the clients table), as one JSON array: a
+   * statement of one row, as on PostgreSQL; `execute` answers the array.
+   */
+  rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
+    const { fts, keys, key } = INDEXES[table];
+    const query = db.selectNoFrom(
+      sql<string>`(select json_group_array(${sql.raw(key)}) from (select k.${sql.raw(key)} from ${sql.raw(fts)} f join ${sql.raw(keys)} k on k.search_id = f.rowid where ${sql.raw(fts)} match ${ftsPhrase(q)} limit ${limit}))`.as(
+        'ids',
+      ),
+    );
+    return {
+      compile: () => query.compile() as CompiledQuery<{ ids: string[] }>,
+      execute: async () => (await query.execute()).map((row) => ({ ids: JSON.parse(row.ids) as string[] })),
+    };
   },
 };
 

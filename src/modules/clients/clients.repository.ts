@@ -1,6 +1,7 @@
 // Client queries. Every query is scoped by account: another account's rows do not exist here.
-import { sql, type InferResult, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type InferResult, type Kysely, type SqlBool } from 'kysely';
 import {
+  type Among,
   applyPage,
   type Condition,
   conditionsOf,
@@ -91,15 +92,15 @@ export function sortName(name: string): string {
 const TRIGRAM = 3;
 
 /**
- * How many rows of the sort order a search reads first on SQLite, and per page of a walk on both engines
- * (PostgreSQL's first try is NEAR_WINDOW). A common term (`Cooper` in a million names) fills a page from them; a
- * rarer one reaches its index (listClients).
+ * How many rows of the sort order a search reads per page of a walk (its first try is NEAR_WINDOW). A common term
+ * (`Cooper` in a million names) fills a page from them; a rarer one reaches its index (searchClients).
  */
 const SEARCH_WINDOW = 1000;
 
 /**
- * PostgreSQL's first try, before the count (searchDecidedQuery): a common term fills a page from these nearest
- * rows (the window stops at its page's last match), a rare one is counted without testing a thousand rows first.
+ * A search's first try, before the index (searchClients, searchDecidedQuery): a common term fills a page from
+ * these nearest rows (the window stops at its page's last match), a rare one reaches its index without testing a
+ * thousand rows first.
  */
 const NEAR_WINDOW = 200;
 
@@ -408,17 +409,23 @@ async function searchClients(
       return { rows, resumeAfter: { value: bound_value!, id: bound_id } };
     return { rows };
   }
-  const window = searchWindowQuery(db, accountId, filters, page);
-  if (!window) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
-  const rows = await window.matches.execute();
-  if (rows.length > page.limit) return { rows };
-  // Not a page from the nearest rows. The index counts what the search would read (SQLite: the term's
-  // matches): a few are read and sorted at once; more are walked as the other lists do, a window per page,
-  // the page resuming after the window.
-  const hits = searchCountQuery(db, filters);
-  if (!hits || Number((await hits.executeTakeFirstOrThrow()).count) <= WALK_LIMIT)
-    return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
-  return { rows, resumeAfter: await window.bound.executeTakeFirst() };
+  // SQLite, and a search with no trigram (shorter than three characters): its statements one by one. First the
+  // matches among the NEAR_WINDOW nearest rows: a full page from them is the page.
+  const near = searchWindowQuery(db, accountId, filters, page, true, NEAR_WINDOW);
+  if (!near) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
+  const nearRows = await near.matches.execute();
+  if (nearRows.length > page.limit) return { rows: nearRows };
+  // Not a page from the nearest rows. The index's matches (SQLite: the term's, read once), to WALK_LIMIT + 1: a
+  // few are read by primary key and sorted at once; more are walked as the other lists do, a window of
+  // SEARCH_WINDOW rows per page, the page resuming after the window.
+  const hits = searchRowsQuery(db, filters);
+  if (!hits) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
+  const { ids } = (await hits.execute())[0]!;
+  if (ids.length === 0) return { rows: [] };
+  if (ids.length <= WALK_LIMIT)
+    return { rows: await listClientsQuery(db, accountId, filters, page, true, ids).execute() };
+  const window = searchWindowQuery(db, accountId, filters, page)!;
+  return { rows: await window.matches.execute(), resumeAfter: await window.bound.executeTakeFirst() };
 }
 
 /**
@@ -502,24 +509,14 @@ export function clientListPlan(
 }
 
 /**
- * How many clients (of any account) a search of `q` reads from the trigram index (textSearch's countAtMost),
- * counted to WALK_LIMIT + 1 at most: a rare term's few matches are read and sorted; a commoner one is walked.
- * Undefined when the list does not search the trigram index (short or no `q`, an e-mail).
- */
-export function searchCountQuery(db: Executor, filters: ClientFilters) {
-  const { q, email } = filters;
-  if (q === undefined || email !== undefined || [...q].length < TRIGRAM) return undefined;
-  return textSearch(db).countAtMost(db, 'clients', q, WALK_LIMIT + 1);
-}
-
-/**
- * PostgreSQL: the ids of the rows searchCountQuery counts (textSearch's rowsAtMost), to WALK_LIMIT + 1; undefined
- * where searchCountQuery is, and on SQLite.
+ * The ids of the clients (of any account) a search of `q` reads from the trigram index (textSearch's rowsAtMost),
+ * to WALK_LIMIT + 1 at most: a rare term's few matches are read by primary key and sorted; a commoner one is
+ * walked. Undefined when the list does not search the trigram index (short or no `q`, an e-mail).
  */
 export function searchRowsQuery(db: Executor, filters: ClientFilters) {
   const { q, email } = filters;
   if (q === undefined || email !== undefined || [...q].length < TRIGRAM) return undefined;
-  return textSearch(db).rowsAtMost?.(db, 'clients', q, WALK_LIMIT + 1);
+  return textSearch(db).rowsAtMost(db, 'clients', q, WALK_LIMIT + 1);
 }
 
 /**
@@ -566,8 +563,8 @@ export function searchWindowQuery(
 
 /**
  * A search's or an e-mail's query, unexecuted: the query-plan test explains exactly what the list runs.
- * `computed: false` as searchWindowQuery's. `among`: the search reads only these rows, by primary key (the ids its
- * count read, which hold every match: searchDecidedQuery), not the trigram index.
+ * `computed: false` as searchWindowQuery's. `among`: the search reads only these rows, by primary key (the ids
+ * searchRowsQuery read, which hold every match: searchClients, searchDecidedQuery), not the trigram index.
  */
 export function listClientsQuery(
   db: Executor,
@@ -575,16 +572,15 @@ export function listClientsQuery(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
   computed = true,
-  among?: RawBuilder<string[]>,
+  among?: Among,
 ) {
   const { q, email } = filters;
   const trigram = q !== undefined && [...q].length >= TRIGRAM;
   const search = trigram ? textSearch(db) : undefined;
-  let query = (search ? search.from(db, 'clients', q!) : db.selectFrom('clients'))
+  let query = (search ? search.from(db, 'clients', q!, among) : db.selectFrom('clients'))
     .select(COLUMNS)
     .select(keptPropertyIds(db))
     .where((eb) => eb.and(timeBoundConditions(filters).map((condition) => condition.expression)));
-  if (among) query = query.where(sql<SqlBool>`id = any(${among})`);
   if (search) {
     // The trigram index drives (or `among`'s ids): the account's condition is written so that no index can serve
     // it (SQLite's unary +, PostgreSQL's IS TRUE), or the planner walks the account's rows testing each.
