@@ -39,5 +39,7 @@ process.on('SIGUSR2', () => {
   profiler = new v8.GCProfiler();
   usedAtStart = usedNow;
   profiler.start();
-  fs.writeFileSync(process.env.BENCH_LOOP_FILE, JSON.stringify(figures));
+  // Written aside and renamed, so that the benchmark, waiting for the file, never reads it half written.
+  fs.writeFileSync(`${process.env.BENCH_LOOP_FILE}.part`, JSON.stringify(figures));
+  fs.renameSync(`${process.env.BENCH_LOOP_FILE}.part`, process.env.BENCH_LOOP_FILE);
 });
