@@ -68,6 +68,7 @@ import * as stillOpenItemsByClient from './migrations/20261130220000_still_open_
 import * as openItemOpenings from './migrations/20261201130000_open_item_openings.js';
 import * as valueRowsInSortOrder from './migrations/20261201140000_value_rows_in_sort_order.js';
 import * as searchRowsFunction from './migrations/20261201150000_search_rows_function.js';
+import * as searchRowsEstimated from './migrations/20261201160000_search_rows_estimated.js';
 
 import * as mcpCallVersions from './migrations/20261128200100_mcp_call_versions.js';
 
@@ -159,6 +160,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '20261201130000_open_item_openings': openItemOpenings,
   '20261201140000_value_rows_in_sort_order': valueRowsInSortOrder,
   '20261201150000_search_rows_function': searchRowsFunction,
+  '20261201160000_search_rows_estimated': searchRowsEstimated,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

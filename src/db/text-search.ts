@@ -41,7 +41,8 @@ export interface TextSearch {
    * query of one row, `ids`: never fewer rows than its matches, so a search finding fewer than `limit` reads those
    * rows by primary key (`from`'s `among`) rather than the index again, and one finding `limit` is walked. SQLite: the
    * matches themselves (FTS5 reads a phrase). PostgreSQL: the rows holding its rarest word (pg_trgm keeps only
-   * letters and digits), about the rows its search rechecks.
+   * letters and digits), about the rows its search rechecks; null (`limit` or more, none read) when it has several
+   * words and PostgreSQL's statistics put every one in far more rows than `limit`.
    */
   rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number): RowsQuery;
 }
@@ -53,8 +54,8 @@ export type Among = readonly string[] | RawBuilder<string[]>;
  * A query of one row, `ids`. Its `execute` answers the ids as an array on both engines; compiled, it is the
  * engine's own statement (PostgreSQL: a `uuid[]`, which searchDecidedQuery reads in the statement itself).
  */
-export interface RowsQuery extends Compilable<{ ids: string[] }> {
-  execute(): Promise<{ ids: string[] }[]>;
+export interface RowsQuery extends Compilable<{ ids: string[] | null }> {
+  execute(): Promise<{ ids: string[] | null }[]>;
 }
 
 /** `value` as a LIKE pattern's literal text (escape '\'). */

@@ -61,7 +61,7 @@ export const SQLITE_TEXT_SEARCH: TextSearch = {
       ),
     );
     return {
-      compile: () => query.compile() as CompiledQuery<{ ids: string[] }>,
+      compile: () => query.compile() as CompiledQuery<{ ids: string[] | null }>,
       execute: async () => (await query.execute()).map((row) => ({ ids: JSON.parse(row.ids) as string[] })),
     };
   },

@@ -421,8 +421,8 @@ async function searchClients(
   const hits = searchRowsQuery(db, filters);
   if (!hits) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   const { ids } = (await hits.execute())[0]!;
-  if (ids.length === 0) return { rows: [] };
-  if (ids.length <= WALK_LIMIT)
+  if (ids?.length === 0) return { rows: [] };
+  if (ids && ids.length <= WALK_LIMIT)
     return { rows: await listClientsQuery(db, accountId, filters, page, true, ids).execute() };
   const window = searchWindowQuery(db, accountId, filters, page)!;
   return { rows: await window.matches.execute(), resumeAfter: await window.bound.executeTakeFirst() };
@@ -470,7 +470,7 @@ export function searchDecidedQuery(
   // whole account.
   const statement = sql<
     Row & { count: number | null; bound_value: SortKey['value'] | null; bound_id: string | null }
-  >`with near as materialized (${near.matches}), win as materialized (${window.matches}), hits as materialized (${hits}), decided as materialized (select case when (select count(*) from near) > ${limit} then null else (select cardinality(ids) from hits) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from near where (select count from decided) is null union all select * from win where ${walked} union all select * from (${search}) matched where not ${walked}) found on true ${ordered}`;
+  >`with near as materialized (${near.matches}), win as materialized (${window.matches}), hits as materialized (${hits}), decided as materialized (select case when (select count(*) from near) > ${limit} then null else coalesce((select cardinality(ids) from hits), ${sql.lit(WALK_LIMIT + 1)}) end as count) select decided.count, bound.value as bound_value, bound.id as bound_id, found.*, ${sql.join(searchedComputed(db, 'found', accountId))} from decided left join (select * from (${window.bound}) bound where ${walked}) bound on true left join (select * from near where (select count from decided) is null union all select * from win where ${walked} union all select * from (${search}) matched where not ${walked}) found on true ${ordered}`;
   return timeBoundConditions(filters).length > 0 ? plannedEachTime(statement) : statement;
 }
 
