@@ -55,6 +55,13 @@ test('bms_search_rows leaves out words estimated common, and down reads every wo
           ids: string[] | null;
         }>`select bms_search_rows('clients', ${words}::text[], ${most}) as ids`.execute(db)
       ).rows[0]!.ids;
+    const definition = async () =>
+      (
+        await sql<{
+          text: string;
+        }>`select pg_get_functiondef('bms_search_rows(text, text[], integer)'::regprocedure) as text`.execute(db)
+      ).rows[0]!.text;
+    const before = await definition();
     // Before: every word read, to `most` (2).
     assert.equal((await rows(['cooper', 'gardens'], 2))?.length, 2);
     await database.migrateTo(MIGRATION);
@@ -75,6 +82,7 @@ test('bms_search_rows leaves out words estimated common, and down reads every wo
     assert.deepEqual(await rows(['cooper', 'zed'], 501), [ZED]);
     await database.migrateTo(database.before(MIGRATION));
     assert.equal((await rows(['cooper', 'gardens'], 2))?.length, 2, 'down: every word read again');
+    assert.equal(await definition(), before, 'down: the function exactly as it was');
     const { rows: left } = await sql<{
       name: string;
     }>`select proname as name from pg_proc where proname = 'bms_search_estimate'`.execute(db);

@@ -392,8 +392,8 @@ describe(`a later page of clients on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, (
   });
 });
 
-describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
-  test('SQLite counts the trigram index alone (never the clients table); PostgreSQL each word on its own, to a LIMIT', async () => {
+describe(`a search's read of its candidates' ids on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
+  test('SQLite reads the FTS5 index alone (never the clients table), then the rows by key; PostgreSQL each word on its own, to a LIMIT', async () => {
     if (onPostgres) {
       const { db } = context.database;
       // The words go to bms_search_rows as one parameter (the statement is kept prepared): never the phrase.
@@ -471,6 +471,7 @@ describe(`a search's count of its matches on ${onPostgres ? 'PostgreSQL' : 'SQLi
     assert.match(byKey, /SEARCH clients USING INDEX sqlite_autoindex_clients_1 \(id=\?\)/, byKey);
     assert.match(byKey, /json_each/, byKey);
     assert.doesNotMatch(byKey, /clients_fts/, byKey);
+    assert.doesNotMatch(byKey, /SCAN clients\b/, byKey);
   });
 });
 

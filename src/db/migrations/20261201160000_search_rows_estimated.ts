@@ -9,35 +9,7 @@
 import { type Kysely, sql } from 'kysely';
 import { POSTGRES_SEARCH_TEXT } from '../client-search.js';
 import { dialectOf } from '../database.js';
-
-/** The function as migration 20261201150000 made it, for `down`. */
-const EVERY_WORD_READ = `create or replace function bms_search_rows(searched text, words text[], most integer)
-  returns uuid[] language plpgsql stable as $$
-  declare
-    fewest uuid[];
-    found uuid[];
-    word text;
-  begin
-    if searched not in ('clients', 'properties') then
-      raise exception 'bms_search_rows: no search of %', searched;
-    end if;
-    if coalesce(cardinality(words), 0) = 0 then
-      execute bms_search_rows_statement(searched, null, most) into fewest;
-      return fewest;
-    end if;
-    foreach word in array words loop
-      execute bms_search_rows_statement(searched, word, most) into found;
-      -- No row holds this word: none holds the search's text.
-      if cardinality(found) = 0 then
-        return found;
-      end if;
-      if fewest is null or cardinality(found) < cardinality(fewest) then
-        fewest := found;
-      end if;
-    end loop;
-    return fewest;
-  end
-  $$`;
+import { up as readEveryWord } from './20261201150000_search_rows_function.js';
 
 // `any`: migrations run against past schemas, so they use an untyped Kysely.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -105,6 +77,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (dialectOf(db) !== 'postgres') return;
-  await sql.raw(EVERY_WORD_READ).execute(db);
+  // The function as migration 20261201150000 made it (its builder of statements made again, unchanged).
+  await readEveryWord(db);
   await sql`drop function if exists bms_search_estimate(text, text)`.execute(db);
 }

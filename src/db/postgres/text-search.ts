@@ -19,7 +19,7 @@ function searchWords(q: string): string[] {
   return [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
 }
 
-/** The ids `bms_search_rows` reads for `q`: those of the rows holding its rarest word (rowsAtMost), to `limit`. */
+/** The ids `bms_search_rows` reads for `q` (rowsAtMost), to `limit`. */
 function searchRows(table: SearchedTable, q: string, limit: number) {
   const words = searchWords(q).filter((word) => [...word].length >= 3);
   return sql<string[]>`bms_search_rows(${table}, ${words}::text[], ${limit})`;
@@ -43,15 +43,16 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
     return containsText('clients', q);
   },
   /**
-   * The fewest rows holding one word of `q` (its runs of letters and digits, the only text pg_trgm indexes; of
-   * three characters or more, which the index can find), each word's rows read to `limit`: never fewer than
-   * the matches, and about the rows a search rechecks. Not `q` itself: where its words are common and it is
-   * in no row (`gardens cooper` among a million `Cooper Gardens …`), a count of `q` rechecks every row holding
-   * them. Each word alone, so the planner sizes it from the expression's statistics (the trigram index for a
-   * rare word, the table for a common one, stopped by the LIMIT), never a bitmap of common words that it
-   * guessed rare together. Read by `bms_search_rows` (migration 20261201150000), which plans each word's read
-   * for that word, as its own statement with the word as a literal: the statement asking for it has the words as
-   * a parameter, so it is kept prepared and planned once per connection.
+   * The rows holding one word of `q` (its runs of letters and digits, the only text pg_trgm indexes; of three
+   * characters or more, which the index can find), read to `limit`: never fewer than the matches, and about the
+   * rows a search rechecks. Not `q` itself: where its words are common and it is in no row (`gardens cooper`
+   * among a million `Cooper Gardens …`), a read of `q` rechecks every row holding them. Each word alone, so the
+   * planner sizes it from the expression's statistics (the trigram index for a rare word, the table for a common
+   * one, stopped by the LIMIT), never a bitmap of common words that it guessed rare together. Read by
+   * `bms_search_rows` (migrations 20261201150000, 20261201160000), which plans each word's read for that word, as
+   * its own statement with the word as a literal, so the statement asking for it has the words as a parameter and
+   * is kept prepared. Of several words it reads only those the statistics put under 100 times `limit` rows, the
+   * rarest estimate first, and stops at the first that holds fewer than `limit`; null when none is.
    */
   rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
     return db.selectNoFrom(searchRows(table, q, limit).as('ids'));

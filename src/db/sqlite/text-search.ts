@@ -18,28 +18,34 @@ function ftsPhrase(q: string): string {
   return `"${q.replace(/"/g, '""')}"`;
 }
 
+/** The keys of the FTS5 table's matches of `q`: the searched rows' ids, the index driving. */
+function ftsMatches(table: SearchedTable, q: string) {
+  const { fts, keys, key } = INDEXES[table];
+  return sql`select k.${sql.raw(key)} from ${sql.raw(fts)} f join ${sql.raw(keys)} k on k.search_id = f.rowid where ${sql.raw(fts)} match ${ftsPhrase(q)}`;
+}
+
 export const SQLITE_TEXT_SEARCH: TextSearch = {
   /**
-   * The matches of the FTS5 table (a phrase query), or `among`'s ids (a JSON array read by json_each: one statement
-   * text for any number), joined to the table by primary key; CROSS JOIN keeps that order.
+   * The matches of the FTS5 table (a phrase query), joined to the table by primary key; CROSS JOIN keeps that order.
+   * With `among` (clients, an ASCII `q`): those ids instead (a JSON array read by json_each: one statement text for
+   * any number), each row tested for `q` again by `holds` (the ids were read by an earlier statement, and a row
+   * may have changed since; LIKE and FTS5 agree on ASCII). Otherwise the FTS5 matches.
    */
   from<Table extends SearchedTable>(db: Executor, table: Table, q: string, among?: Among) {
-    const { fts, keys, key } = INDEXES[table];
+    const { key } = INDEXES[table];
+    const recheck = among && table === 'clients' ? SQLITE_TEXT_SEARCH.holds(table, q) : undefined;
     const hits = sql<Record<string, string>>`(${
-      among
+      recheck
         ? sql`select value as ${sql.raw(key)} from json_each(${Array.isArray(among) ? JSON.stringify(among) : among})`
-        : sql`select k.${sql.raw(key)} from ${sql.raw(fts)} f join ${sql.raw(keys)} k on k.search_id = f.rowid where ${sql.raw(fts)} match ${ftsPhrase(q)}`
+        : ftsMatches(table, q)
     })`.as('hits');
     // Typed as one table `searched` and its `hits`: the names are the table's and its key's at run time.
     const untyped = db as unknown as Kysely<{ searched: { id: string }; hits: { key: string } }>;
-    return untyped
+    const joined = untyped
       .selectFrom(hits as unknown as 'hits')
       .crossJoin(table as unknown as 'searched')
-      .whereRef(`${table}.id` as 'searched.id', '=', `hits.${key}` as 'hits.key') as unknown as SelectQueryBuilder<
-      Tables,
-      Table,
-      object
-    >;
+      .whereRef(`${table}.id` as 'searched.id', '=', `hits.${key}` as 'hits.key');
+    return (recheck ? joined.where(recheck) : joined) as unknown as SelectQueryBuilder<Tables, Table, object>;
   },
   /** The account with a unary +, so that no index serves it: the FTS matches drive. */
   scope(_table: SearchedTable, accountId: string) {
@@ -51,14 +57,13 @@ export const SQLITE_TEXT_SEARCH: TextSearch = {
   },
   /**
    * The matches' ids, read from the FTS5 table and its keys (never the clients table), as one JSON array: a
-   * statement of one row, as on PostgreSQL; `execute` answers the array.
+   * statement of one row, as on PostgreSQL; `execute` answers the array (compiled, the statement answers its JSON
+   * text).
    */
   rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
-    const { fts, keys, key } = INDEXES[table];
+    const { key } = INDEXES[table];
     const query = db.selectNoFrom(
-      sql<string>`(select json_group_array(${sql.raw(key)}) from (select k.${sql.raw(key)} from ${sql.raw(fts)} f join ${sql.raw(keys)} k on k.search_id = f.rowid where ${sql.raw(fts)} match ${ftsPhrase(q)} limit ${limit}))`.as(
-        'ids',
-      ),
+      sql<string>`(select json_group_array(${sql.raw(key)}) from (${ftsMatches(table, q)} limit ${limit}))`.as('ids'),
     );
     return {
       compile: () => query.compile() as CompiledQuery<{ ids: string[] | null }>,

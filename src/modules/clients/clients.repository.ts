@@ -430,14 +430,15 @@ async function searchClients(
 
 /**
  * Where each statement is a round trip (PostgreSQL), a search's whole decision in one statement: the matches
- * among the NEAR_WINDOW nearest rows (searchWindowQuery); when they are not a full page, the count
- * (searchRowsQuery: the rows holding the rarest word, and their number); then what the count decides:
- * WALK_LIMIT or fewer, the search's rows read whole and sorted (listClientsQuery, the rows the count read, by
- * primary key); more, the matches of the whole window (SEARCH_WINDOW rows, as on SQLite) with its bound, where
- * the walk resumes. Each part is read only when what comes before it asks for it (a `case`, and one-time
- * filters on the count), so a full first try never counts. Every row carries the count (null when the first
- * try was a full page) and the bound; the search's columns are null on the one row of a search that found none.
- * Undefined where the search has no count, or on SQLite, whose statements run in the process.
+ * among the NEAR_WINDOW nearest rows (searchWindowQuery); when they are not a full page, the candidates' ids
+ * (searchRowsQuery: the rows of a word of `q` estimated rare, to WALK_LIMIT + 1; null when every word is estimated
+ * common) and their count (WALK_LIMIT + 1 for null); then what the count decides: WALK_LIMIT or fewer, the
+ * search's rows read whole and sorted (listClientsQuery, those ids' rows by primary key); more, the matches of the
+ * whole window (SEARCH_WINDOW rows, as on SQLite) with its bound, where the walk resumes. Each part is read only
+ * when what comes before it asks for it (a `case`, and one-time filters on the count), so a full first try never
+ * reads the ids. Every row carries the count (null when the first try was a full page) and the bound; the
+ * search's columns are null on the one row of a search that found none. Undefined where the search reads no ids
+ * (short `q`, an e-mail), or on SQLite, whose statements run in the process.
  */
 export function searchDecidedQuery(
   db: Executor,
@@ -450,7 +451,7 @@ export function searchDecidedQuery(
   const window = searchWindowQuery(db, accountId, filters, page, false);
   const near = searchWindowQuery(db, accountId, filters, page, false, NEAR_WINDOW);
   if (!hits || !window || !near) return undefined;
-  // The search reads the rows the count read (never fewer than its matches) by primary key.
+  // The search reads the rows of the ids read (never fewer than its matches) by primary key.
   const search = listClientsQuery(db, accountId, filters, page, false, sql<string[]>`(select ids from hits)::uuid[]`);
   const limit = sql.lit(page.limit);
   const walked = sql`(select count from decided) > ${sql.lit(WALK_LIMIT)}`;
