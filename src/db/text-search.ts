@@ -40,7 +40,7 @@ export interface TextSearch {
    * The ids of the rows of `table` (of any account) a search of `q` reads from the index, at most `limit`, as a
    * query of one row, `ids`: never fewer rows than its matches, so a search finding fewer than `limit` reads those
    * rows by primary key (`from`'s `among`) rather than the index again, and one finding `limit` is walked. SQLite: the
-   * matches themselves (FTS5 reads a phrase). PostgreSQL: the rows holding its rarest word (pg_trgm keeps only
+   * matches themselves (FTS5 reads a phrase). PostgreSQL: the rows holding one of its words (pg_trgm keeps only
    * letters and digits), about the rows its search rechecks; null (`limit` or more, none read) when it has several
    * words and PostgreSQL's statistics put every one in far more rows than `limit`.
    */

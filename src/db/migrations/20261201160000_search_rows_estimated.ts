@@ -56,19 +56,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       where estimate < 100.0 * most order by estimate
     loop
       execute bms_search_rows_statement(searched, word, most) into found;
-      -- No row holds this word: none holds the search's text.
-      if cardinality(found) = 0 then
+      -- Fewer than most (none: no row holds the search's text): every match is among them; the words after it
+      -- were estimated commoner.
+      if cardinality(found) < most then
         return found;
       end if;
-      if fewest is null or cardinality(found) < cardinality(fewest) then
-        fewest := found;
-      end if;
-      -- Fewer than most: every match is among them; the words after it were estimated commoner.
-      if cardinality(fewest) < most then
-        return fewest;
-      end if;
+      fewest := found;
     end loop;
-    -- Null when every word was estimated far commoner than most: more than most rows, none read.
+    -- most rows of a word read, or null when every word was estimated far commoner than most (none read).
     return fewest;
   end
   $$`)
