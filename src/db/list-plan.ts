@@ -267,7 +267,7 @@ function stepsOf<O>(db: Executor, source: ListSource, shape: ListShape, asked: P
   const sorted = (query: Query) =>
     paged(applyPage(untyped.selectFrom(fenced(db, query).as('matched')).selectAll(), page));
   // The among filter's values are written into the statement, never parameters: a column of few values, each set
-  // of them (once each, in order: `status=void,draft,void` is `draft,void`) a statement of its own, so that
+  // of them (once each and sorted: `status=void,draft,void` is `draft,void`) a statement of its own, so that
   // PostgreSQL's generic plan of each prices it from those values' frequency as a plan for the values would, and
   // is kept. As parameters, a value of very unequal frequency (`status=sent` among a million invoices) priced the
   // generic plan above the custom ones, and every page was planned again (2.5–3.5 ms a walked page of
