@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { ClientRow } from '../src/db/types.js';
+import { textSearch } from '../src/db/engine.js';
 import { pageRequest } from '../src/db/keyset.js';
 import { CLIENT_SORTS, listClientsQuery, searchRowsQuery } from '../src/modules/clients/clients.repository.js';
 import { type ApiResponse, createTestContext, type TestContext } from './helpers/context.js';
@@ -124,4 +125,76 @@ test("a search's rows read by the ids read before are tested for q again: a clie
     'Smith does not hold it',
   );
   assert.deepEqual(await walk(`q=${encodeURIComponent(q)}`), []);
+});
+
+test("rows holding some of q's trigrams but not q are not its matches; on SQLite, read by fewer trigrams and tested, and past the bound by the phrase", async () => {
+  // `abcdefg`: SQLite reads the rows holding `abc`, `def` and `efg` (every third trigram and the last), then tests
+  // each for the text. The first two clients hold all three and not `abcdefg`; the last three hold it.
+  const names = ['abc-def-efg one', 'Abc def efg two', 'ABCDEFG three', 'xabcdefgx four', 'Abcdefg five'];
+  const created: string[] = [];
+  for (const name of names) {
+    const response = await context.request('POST', '/v1/clients', { key, body: { name } });
+    assert.equal(response.status, 201, response.text);
+    created.push(response.body.data.id);
+  }
+  const matches = created.slice(2);
+  assert.deepEqual(await walk('q=abcdefg'), [...matches].reverse(), 'the three holding it, newest first');
+  if (onPostgres) return;
+  const { db } = context.database;
+  const [read] = await searchRowsQuery(db, { q: 'abcdefg' })!.execute();
+  assert.deepEqual(read!.ids, matches, 'the ids read are the matches alone');
+  // With a bound of 4 the trigrams' first four rows (both others, two matches) reach it: the phrase is read instead,
+  // and its three matches are under the bound. A bound of 6: the five rows found, the three holding it.
+  const rows = async (bound: number) =>
+    (await textSearch(db).rowsAtMost(db, 'clients', 'abcdefg', bound).execute())[0]!.ids;
+  assert.deepEqual(await rows(4), matches);
+  assert.deepEqual(await rows(6), matches);
+  assert.deepEqual(await rows(3), matches.slice(0, 3), 'the phrase, to the bound');
+  assert.deepEqual(await rows(2), matches.slice(0, 2));
+  // Quotes, LIKE's wildcards and its escape character are literal in both reads.
+  const odd: Record<string, string> = {};
+  for (const name of ['Say "hi" there', 'Say hi there', '50%_off\\deal', '50 off deal', '50%xoff\\deal']) {
+    const response = await context.request('POST', '/v1/clients', { key, body: { name } });
+    assert.equal(response.status, 201, response.text);
+    odd[name] = response.body.data.id;
+  }
+  const idsOf = async (q: string) => (await searchRowsQuery(db, { q })!.execute())[0]!.ids;
+  assert.deepEqual(await idsOf('y "hi" t'), [odd['Say "hi" there']]);
+  assert.deepEqual(await idsOf('0%_off\\d'), [odd['50%_off\\deal']]);
+  assert.deepEqual(await idsOf('%_of'), [odd['50%_off\\deal']]);
+});
+
+test("a search's statements, compiled once for its form, answer each request with its own values: q, account, time bound, cursor", async () => {
+  // `Cooper Gardens 13`, 130–139 and 1300–1399, newest first: pages by key, each after the one before by cursor.
+  const gardens13 = holding('cooper gardens 13');
+  assert.equal(gardens13.length, 111);
+  assert.deepEqual(await walk(`q=${encodeURIComponent('Cooper Gardens 13')}`), gardens13);
+  assert.deepEqual(await walk(`q=${encodeURIComponent('Cooper Gardens 14')}`), holding('cooper gardens 14'));
+  // Created after `Cooper Gardens 1349` (index 1349, the rows one second apart): 1350–1399. The bound written with
+  // an offset of +02:00 is the same instant.
+  const after = new Date(START + 1349 * 1000 + 500).toISOString();
+  const recent = gardens13.filter((id) => clients.find((row) => row.id === id)!.created_at > after);
+  assert.equal(recent.length, 50);
+  const offset = `${new Date(START + 1349 * 1000 + 500 + 2 * 3_600_000).toISOString().slice(0, -1)}+02:00`;
+  for (const bound of [after, offset])
+    assert.deepEqual(
+      await walk(`q=${encodeURIComponent('Cooper Gardens 13')}&created_after=${encodeURIComponent(bound)}`),
+      recent,
+      bound,
+    );
+  // Another account's search of the same form finds its own rows and none of this account's.
+  const other = await context.account('Searching');
+  const zebra = await context.request('POST', '/v1/clients', {
+    key: other.key,
+    body: { name: 'Cooper Gardens 13 Zebra' },
+  });
+  assert.equal(zebra.status, 201, zebra.text);
+  const theirs = await context.request('GET', `/v1/clients?limit=25&q=${encodeURIComponent('Cooper Gardens 13')}`, {
+    key: other.key,
+  });
+  assert.deepEqual(
+    theirs.body.data.map((client: { id: string }) => client.id),
+    [zebra.body.data.id],
+  );
+  assert.deepEqual(await walk(`q=${encodeURIComponent('Cooper Gardens 13')}`), gardens13, 'and this account its own');
 });

@@ -5,7 +5,7 @@
 // db/prepared.ts for lists, whose SQL text depends on which filters are set: the plan is built once per shape
 // from stand-in values, and where each stand-in lands among the compiled parameters says where each request's
 // value goes (the walk's bound, read by one of the plan's own queries, is a stand-in too).
-import type { CompiledQuery } from 'kysely';
+import type { Compilable, CompiledQuery } from 'kysely';
 import { dialectOf, type Executor } from './database.js';
 import type { PageRequest, SortKey } from './keyset.js';
 import {
@@ -195,4 +195,56 @@ export function listByShape<O>(build: Build<O>) {
       },
     });
   };
+}
+
+/**
+ * Statements compiled once per key, for queries whose values reach them as strings, each as it is (the account, a
+ * time bound, the cursor) or made from one (a search's LIKE pattern and FTS5 queries, made from its `q`): the
+ * statement built from stand-ins, each compiled parameter equal to a stand-in then bound to the request's value of
+ * that name. A statement that carries a stand-in any other way (inside a longer constant) is built per call.
+ */
+export class StatementShapes {
+  private readonly shapes = new Map<string, Compiled | null>();
+
+  /** A stand-in for each of `names`: text no request's value is (standIn's instants of year 0001). */
+  static standIns<Name extends string>(names: readonly Name[]): Record<Name, string> {
+    return Object.fromEntries(names.map((name, index) => [name, standIn(900 + index)])) as Record<Name, string>;
+  }
+
+  /**
+   * The rows of the statement `build` makes, compiled the first time `key` is asked for from `standIns` and then
+   * bound to `values` (the same names). `key` must name everything else that shapes the statement.
+   */
+  async rows<Row, Values extends Record<string, string>>(
+    db: Executor,
+    key: string,
+    standIns: Values,
+    values: Values,
+    build: (values: Values) => Compilable<Row>,
+  ): Promise<Row[]> {
+    let shape = this.shapes.get(key);
+    if (shape === undefined) {
+      const names = Object.keys(standIns);
+      const slotOf = new Map<unknown, Slot>(names.map((name) => [standIns[name], { value: name }]));
+      const query = build(standIns).compile();
+      const slots = query.parameters.map((parameter) => slotOf.get(parameter) ?? { constant: parameter });
+      const altered = slots.some(
+        (slot) =>
+          'constant' in slot &&
+          typeof slot.constant === 'string' &&
+          names.some((name) => (slot.constant as string).includes(standIns[name]!)),
+      );
+      shape = altered ? null : { query, slots };
+      if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value as string);
+      this.shapes.set(key, shape);
+    }
+    if (shape === null) return (await db.executeQuery(build(values).compile())).rows;
+    return runCompiled(
+      db,
+      shape.query as CompiledQuery<Row>,
+      shape.slots.map((slot) =>
+        'value' in slot ? values[slot.value] : 'constant' in slot ? slot.constant : undefined,
+      ),
+    );
+  }
 }

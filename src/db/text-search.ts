@@ -37,12 +37,19 @@ export interface TextSearch {
    */
   holds(alias: string, q: string): Expression<SqlBool> | undefined;
   /**
+   * The strings this search's statements carry that are made from `q` (its LIKE pattern; on SQLite its FTS5
+   * queries), by name, and `key`, what else of `q` shapes those statements' text: a statement compiled for one `q`
+   * serves another of the same key with these strings bound instead (db/list-shapes.ts, StatementShapes).
+   */
+  valuesOf(q: string): { key: string; values: Record<string, string> };
+  /**
    * The ids of the rows of `table` (of any account) a search of `q` reads from the index, at most `limit`, as a
    * query of one row, `ids`: never fewer rows than its matches, so a search finding fewer than `limit` reads those
    * rows by primary key (`from`'s `among`) rather than the index again, and one finding `limit` is walked. SQLite: the
-   * matches themselves (FTS5 reads a phrase). PostgreSQL: the rows holding one of its words (pg_trgm keeps only
-   * letters and digits), about the rows its search rechecks; null (`limit` or more, none read) when it has several
-   * words and PostgreSQL's statistics put every one in far more rows than `limit`.
+   * matches themselves (FTS5 reads the phrase, or fewer of its trigrams and each row found is tested). PostgreSQL:
+   * the rows holding one of its words (pg_trgm keeps only letters and digits), about the rows its search rechecks;
+   * null (`limit` or more, none read) when it has several words and PostgreSQL's statistics put every one in far
+   * more rows than `limit`.
    */
   rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number): RowsQuery;
 }

@@ -9,9 +9,12 @@ import type { Tables } from '../types.js';
 /** The indexed expression of each table: its searched text in lower case. */
 const SEARCH_TEXT: Record<SearchedTable, string> = { clients: POSTGRES_SEARCH_TEXT, properties: 'search_text' };
 
+/** `q` in lower case anywhere in a text, as a LIKE pattern (escape '\\'). */
+const containing = (q: string) => `%${escapeLike(q.toLowerCase())}%`;
+
 /** `q`, case-insensitively, anywhere in the table's searched text. */
 function containsText(table: SearchedTable, q: string) {
-  return sql<SqlBool>`${sql.raw(SEARCH_TEXT[table])} like ${`%${escapeLike(q.toLowerCase())}%`} escape '\\'`;
+  return sql<SqlBool>`${sql.raw(SEARCH_TEXT[table])} like ${containing(q)} escape '\\'`;
 }
 
 /** The words of `q` as pg_trgm reads it: its runs of letters and digits, in lower case, each once. */
@@ -41,6 +44,10 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
   },
   holds(_alias: string, q: string) {
     return containsText('clients', q);
+  },
+  /** The pattern `scope` and `holds` test; the words rowsAtMost reads are an array, not among these. */
+  valuesOf(q: string) {
+    return { key: 'words', values: { pattern: containing(q) } };
   },
   /**
    * The rows holding one word of `q` (its runs of letters and digits, the only text pg_trgm indexes; of three

@@ -24,6 +24,24 @@ function ftsMatches(table: SearchedTable, q: string) {
   return sql`select k.${sql.raw(key)} from ${sql.raw(fts)} f join ${sql.raw(keys)} k on k.search_id = f.rowid where ${sql.raw(fts)} match ${ftsPhrase(q)}`;
 }
 
+/**
+ * Fewer of `q`'s trigrams than its phrase reads: every third, and the last, so that together they hold each of its
+ * characters (each trigram once), as an FTS5 query of all of them. Every row holding `q` holds them; a row may hold
+ * them and not `q`. Undefined when that would be `q`'s own single trigram.
+ */
+function ftsCover(q: string): string | undefined {
+  const characters = [...q];
+  if (characters.length <= 3) return undefined;
+  const starts: number[] = [];
+  for (let start = 0; start + 3 <= characters.length; start += 3) starts.push(start);
+  if (starts.at(-1)! + 3 < characters.length) starts.push(characters.length - 3);
+  const trigrams = new Set(starts.map((start) => characters.slice(start, start + 3).join('')));
+  return [...trigrams].map(ftsPhrase).join(' ');
+}
+
+/** `q` anywhere in the text, as SQLite's LIKE reads it (ASCII case folded): `holds`, and the cover's test. */
+const containing = (q: string) => `%${escapeLike(q)}%`;
+
 export const SQLITE_TEXT_SEARCH: TextSearch = {
   /**
    * The matches of the FTS5 table (a phrase query), joined to the table by primary key; CROSS JOIN keeps that order.
@@ -53,21 +71,38 @@ export const SQLITE_TEXT_SEARCH: TextSearch = {
   },
   holds(alias: string, q: string) {
     if (!/^[\x20-\x7e]*$/.test(q)) return undefined;
-    return sql<SqlBool>`${sql.raw(SQLITE_BODY(alias))} like ${`%${escapeLike(q)}%`} escape '\\'`;
+    return sql<SqlBool>`${sql.raw(SQLITE_BODY(alias))} like ${containing(q)} escape '\\'`;
+  },
+  /** The pattern `holds` tests, the cover and the phrase `rowsAtMost` reads; which of its forms reads them. */
+  valuesOf(q: string) {
+    const cover = ftsCover(q);
+    const ascii = SQLITE_TEXT_SEARCH.holds('row', q) !== undefined;
+    return {
+      key: !ascii ? 'not ascii' : cover === undefined ? 'phrase' : 'cover',
+      values: { pattern: containing(q), cover: cover ?? '', phrase: ftsPhrase(q) },
+    };
   },
   /**
    * The matches' ids, read from the FTS5 table and its keys (never the clients table), as one JSON array: a
    * statement of one row, as on PostgreSQL; `execute` answers the array (compiled, the statement answers its JSON
-   * text).
+   * text). A client search of an ASCII `q` longer than a trigram reads its cover first (ftsCover: a phrase of n
+   * trigrams reads each one's positions in every segment, the cover about a third of them and no positions) and
+   * tests each row it finds with the index's own copy of the text (`body`, never the clients table): fewer than
+   * `limit` rows found, those holding `q` are the matches. Otherwise, or `limit` rows found, the phrase itself.
    */
   rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
-    const { key } = INDEXES[table];
-    const query = db.selectNoFrom(
-      sql<string>`(select json_group_array(${sql.raw(key)}) from (${ftsMatches(table, q)} limit ${limit}))`.as('ids'),
-    );
+    const { fts, keys, key } = INDEXES[table];
+    const phrase = sql<string>`(select json_group_array(${sql.raw(key)}) from (${ftsMatches(table, q)} limit ${limit}))`;
+    const cover = ftsCover(q);
+    const query =
+      table === 'clients' && cover !== undefined && SQLITE_TEXT_SEARCH.holds(table, q) !== undefined
+        ? sql<{
+            ids: string;
+          }>`with cover as materialized (select f.rowid as search_id, f.body like ${containing(q)} escape '\\' as holds from ${sql.raw(fts)} f where ${sql.raw(fts)} match ${cover} limit ${limit}) select case when (select count(*) from cover) < ${limit} then (select json_group_array(k.${sql.raw(key)}) from cover c join ${sql.raw(keys)} k on k.search_id = c.search_id where c.holds) else ${phrase} end as ids`
+        : sql<{ ids: string }>`select ${phrase} as ids`;
     return {
-      compile: () => query.compile() as CompiledQuery<{ ids: string[] | null }>,
-      execute: async () => (await query.execute()).map((row) => ({ ids: JSON.parse(row.ids) as string[] })),
+      compile: () => query.compile(db) as unknown as CompiledQuery<{ ids: string[] | null }>,
+      execute: async () => (await query.execute(db)).rows.map((row) => ({ ids: JSON.parse(row.ids) as string[] })),
     };
   },
 };
