@@ -19,6 +19,7 @@ import { onPostgres } from './helpers/database.js';
 const START = Date.parse('2026-01-01T00:00:00.000Z');
 let context: TestContext;
 let key: string;
+let accountId: string;
 const clients: Omit<ClientRow, 'tags'>[] = [];
 
 const client = (accountId: string, name: string, index: number): Omit<ClientRow, 'tags'> => ({
@@ -43,6 +44,7 @@ before(async () => {
   context = await createTestContext();
   const account = await context.account();
   key = account.key;
+  accountId = account.accountId;
   const { db } = context.database;
   // The account's 2,500 clients, `Cooper Gardens 0` … `Cooper Gardens 2499`: more than one 1,000-row window.
   for (let index = 0; index < 2500; index += 1)
@@ -197,4 +199,15 @@ test("a search's statements, compiled once for its form, answer each request wit
     [zebra.body.data.id],
   );
   assert.deepEqual(await walk(`q=${encodeURIComponent('Cooper Gardens 13')}`), gardens13, 'and this account its own');
+  // Two rare names among the account's oldest rows, past the window of its nearest: each search of the same form
+  // reads the rows of its own words (PostgreSQL) or trigrams (SQLite), never those of the search compiled before it.
+  const rare = [client(accountId, 'Quokka Landscaping', -2), client(accountId, 'Wombat Roofing', -1)];
+  await context.database.db.insertInto('clients').values(rare).execute();
+  for (const [q, row] of [
+    ['Quokka', rare[0]!],
+    ['Wombat', rare[1]!],
+    ['landscaping quokka', undefined],
+    ['quokka landscaping', rare[0]!],
+  ] as const)
+    assert.deepEqual(await walk(`q=${encodeURIComponent(q)}`), row ? [row.id] : [], q);
 });

@@ -64,7 +64,7 @@ export {
   type Listed,
   type ShapedCondition,
 } from './list-plan.js';
-export { listByShape, StatementShapes } from './list-shapes.js';
+export { listByShape, StatementShapes, type StatementValue } from './list-shapes.js';
 export { migrateToLatest } from './migrate.js';
 export { prepared, readValues } from './prepared.js';
 export { preparedInsert, preparedInsertRows } from './prepared-insert.js';

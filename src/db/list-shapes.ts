@@ -197,11 +197,18 @@ export function listByShape<O>(build: Build<O>) {
   };
 }
 
+/** A value StatementShapes binds: a string, or an array of strings (one parameter, as PostgreSQL's `text[]`). */
+export type StatementValue = string | readonly string[];
+
+/** A value as a compiled parameter is compared with a stand-in: an array by its JSON text. */
+const compared = (value: unknown) => (Array.isArray(value) ? JSON.stringify(value) : value);
+
 /**
  * Statements compiled once per key, for queries whose values reach them as strings, each as it is (the account, a
- * time bound, the cursor) or made from one (a search's LIKE pattern and FTS5 queries, made from its `q`): the
- * statement built from stand-ins, each compiled parameter equal to a stand-in then bound to the request's value of
- * that name. A statement that carries a stand-in any other way (inside a longer constant) is built per call.
+ * time bound, the cursor) or made from one (a search's LIKE pattern and FTS5 queries, or its words as one array,
+ * made from its `q`): the statement built from stand-ins, each compiled parameter equal to a stand-in then bound to
+ * the request's value of that name. A statement that carries a stand-in any other way (inside a longer constant)
+ * is built per call.
  */
 export class StatementShapes {
   private readonly shapes = new Map<string, Compiled | null>();
@@ -215,7 +222,7 @@ export class StatementShapes {
    * The rows of the statement `build` makes, compiled the first time `key` is asked for from `standIns` and then
    * bound to `values` (the same names). `key` must name everything else that shapes the statement.
    */
-  async rows<Row, Values extends Record<string, string>>(
+  async rows<Row, Values extends Record<string, StatementValue>>(
     db: Executor,
     key: string,
     standIns: Values,
@@ -225,14 +232,12 @@ export class StatementShapes {
     let shape = this.shapes.get(key);
     if (shape === undefined) {
       const names = Object.keys(standIns);
-      const slotOf = new Map<unknown, Slot>(names.map((name) => [standIns[name], { value: name }]));
+      const slotOf = new Map<unknown, Slot>(names.map((name) => [compared(standIns[name]), { value: name }]));
       const query = build(standIns).compile();
-      const slots = query.parameters.map((parameter) => slotOf.get(parameter) ?? { constant: parameter });
+      const slots = query.parameters.map((parameter) => slotOf.get(compared(parameter)) ?? { constant: parameter });
+      const texts = names.flatMap((name) => standIns[name]!);
       const altered = slots.some(
-        (slot) =>
-          'constant' in slot &&
-          typeof slot.constant === 'string' &&
-          names.some((name) => (slot.constant as string).includes(standIns[name]!)),
+        (slot) => 'constant' in slot && texts.some((text) => JSON.stringify(slot.constant)?.includes(text)),
       );
       shape = altered ? null : { query, slots };
       if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value as string);

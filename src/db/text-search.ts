@@ -5,6 +5,7 @@
 // the migrations (20261122050000_client_search, 20261125020000_properties).
 import type { Compilable, Expression, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Executor } from './database.js';
+import type { StatementValue } from './list-shapes.js';
 import type { Tables } from './types.js';
 
 /** The tables with a trigram index. */
@@ -37,11 +38,12 @@ export interface TextSearch {
    */
   holds(alias: string, q: string): Expression<SqlBool> | undefined;
   /**
-   * The strings this search's statements carry that are made from `q` (its LIKE pattern; on SQLite its FTS5
-   * queries), by name, and `key`, what else of `q` shapes those statements' text: a statement compiled for one `q`
-   * serves another of the same key with these strings bound instead (db/list-shapes.ts, StatementShapes).
+   * The values this search's statements carry that are made from `q` (its LIKE pattern; on SQLite its FTS5
+   * queries, on PostgreSQL the words rowsAtMost reads), by name, and `key`, what else of `q` shapes those
+   * statements' text: a statement compiled for one `q` serves another of the same key with these values bound
+   * instead (db/list-shapes.ts, StatementShapes).
    */
-  valuesOf(q: string): { key: string; values: Record<string, string> };
+  valuesOf(q: string): { key: string; values: Record<string, StatementValue> };
   /**
    * The ids of the rows of `table` (of any account) a search of `q` reads from the index, at most `limit`, as a
    * query of one row, `ids`: never fewer rows than its matches, so a search finding fewer than `limit` reads those

@@ -22,10 +22,12 @@ function searchWords(q: string): string[] {
   return [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
 }
 
+/** The words of `q` the trigram index can find: of three characters or more. */
+const indexedWords = (q: string) => searchWords(q).filter((word) => [...word].length >= 3);
+
 /** The ids `bms_search_rows` reads for `q` (rowsAtMost), to `limit`. */
 function searchRows(table: SearchedTable, q: string, limit: number) {
-  const words = searchWords(q).filter((word) => [...word].length >= 3);
-  return sql<string[]>`bms_search_rows(${table}, ${words}::text[], ${limit})`;
+  return sql<string[]>`bms_search_rows(${table}, ${indexedWords(q)}::text[], ${limit})`;
 }
 
 export const POSTGRES_TEXT_SEARCH: TextSearch = {
@@ -45,9 +47,9 @@ export const POSTGRES_TEXT_SEARCH: TextSearch = {
   holds(_alias: string, q: string) {
     return containsText('clients', q);
   },
-  /** The pattern `scope` and `holds` test; the words rowsAtMost reads are an array, not among these. */
+  /** The pattern `scope` and `holds` test, and the words rowsAtMost reads (one array). */
   valuesOf(q: string) {
-    return { key: 'words', values: { pattern: containing(q) } };
+    return { key: 'words', values: { pattern: containing(q), words: indexedWords(q) } };
   },
   /**
    * The rows holding one word of `q` (its runs of letters and digits, the only text pg_trgm indexes; of three

@@ -93,12 +93,12 @@ export const SQLITE_TEXT_SEARCH: TextSearch = {
   rowsAtMost(db: Executor, table: SearchedTable, q: string, limit: number) {
     const { fts, keys, key } = INDEXES[table];
     const phrase = sql<string>`(select json_group_array(${sql.raw(key)}) from (${ftsMatches(table, q)} limit ${limit}))`;
-    const cover = ftsCover(q);
+    const { key: form, values } = SQLITE_TEXT_SEARCH.valuesOf(q);
     const query =
-      table === 'clients' && cover !== undefined && SQLITE_TEXT_SEARCH.holds(table, q) !== undefined
+      table === 'clients' && form === 'cover'
         ? sql<{
             ids: string;
-          }>`with cover as materialized (select f.rowid as search_id, f.body like ${containing(q)} escape '\\' as holds from ${sql.raw(fts)} f where ${sql.raw(fts)} match ${cover} limit ${limit}) select case when (select count(*) from cover) < ${limit} then (select json_group_array(k.${sql.raw(key)}) from cover c join ${sql.raw(keys)} k on k.search_id = c.search_id where c.holds) else ${phrase} end as ids`
+          }>`with cover as materialized (select f.rowid as search_id, f.body like ${values.pattern} escape '\\' as holds from ${sql.raw(fts)} f where ${sql.raw(fts)} match ${values.cover} limit ${limit}) select case when (select count(*) from cover) < ${limit} then (select json_group_array(k.${sql.raw(key)}) from cover c join ${sql.raw(keys)} k on k.search_id = c.search_id where c.holds) else ${phrase} end as ids`
         : sql<{ ids: string }>`select ${phrase} as ids`;
     return {
       compile: () => query.compile(db) as unknown as CompiledQuery<{ ids: string[] | null }>,

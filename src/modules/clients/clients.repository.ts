@@ -25,8 +25,10 @@ import {
   type SortKey,
   sortKeyOf,
   StatementShapes,
+  type StatementValue,
   statementsAreRoundTrips,
   timeBoundConditions,
+  type TextSearch,
   textSearch,
   type TimeBounds,
   timestampSorts,
@@ -398,10 +400,15 @@ async function searchClients(
   filters: ClientFilters,
   page: PageRequest<ClientRow>,
 ): Promise<Listed<ClientRow & { property_ids: string | string[] }>> {
+  // A search of the usual form has its statements compiled once (searchShape); any other is built here.
+  const shape = searchShape(db, accountId, filters, page);
   // PostgreSQL: the window, the count and what the count decides in one statement (one round trip).
-  const decided = searchDecidedQuery(db, accountId, filters, page);
-  if (decided) {
-    const found = (await decided.execute(db)).rows;
+  const found = statementsAreRoundTrips(db)
+    ? shape
+      ? await shape.decided()
+      : (await searchDecidedQuery(db, accountId, filters, page)?.execute(db))?.rows
+    : undefined;
+  if (found) {
     const { count, bound_value, bound_id } = found[0]!;
     const rows = found.flatMap(({ count: _, bound_value: __, bound_id: ___, ...row }) =>
       row.id === null ? [] : [row as typeof row & { id: string }],
@@ -412,8 +419,6 @@ async function searchClients(
   }
   // SQLite, and a search with no trigram (shorter than three characters): its statements one by one. First the
   // matches among the NEAR_WINDOW nearest rows: a full page from them is the page.
-  // A search of the usual form has its statements compiled once (searchShape); any other is built here.
-  const shape = searchShape(db, accountId, filters, page);
   const near = shape ? undefined : searchWindowQuery(db, accountId, filters, page, true, NEAR_WINDOW);
   if (!shape && !near) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
   const nearRows = shape ? await shape.near() : await near!.matches.execute();
@@ -421,9 +426,9 @@ async function searchClients(
   // Not a page from the nearest rows. The index's matches (SQLite: the term's, read once), to WALK_LIMIT + 1: a
   // few are read by primary key and sorted at once; more are walked as the other lists do, a window of
   // SEARCH_WINDOW rows per page, the page resuming after the window.
-  const hits = searchRowsQuery(db, filters);
-  if (!hits) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
-  const { ids } = shape ? await shape.ids() : (await hits.execute())[0]!;
+  const hits = shape ? undefined : searchRowsQuery(db, filters);
+  if (!shape && !hits) return { rows: await listClientsQuery(db, accountId, filters, page).execute() };
+  const { ids } = shape ? await shape.ids() : (await hits!.execute())[0]!;
   if (ids?.length === 0) return { rows: [] };
   if (ids && ids.length <= WALK_LIMIT)
     return {
@@ -433,17 +438,20 @@ async function searchClients(
   return { rows: await window.matches.execute(), resumeAfter: await window.bound.executeTakeFirst() };
 }
 
-/** A SQLite search's statements, each compiled once per shape (searchShape). */
+/** A search's statements, each compiled once per shape (searchShape). */
 const searchStatements = new StatementShapes();
 const TIME_BOUNDS = ['created_after', 'created_before', 'updated_after'] as const;
 const SEARCH_STAND_INS = StatementShapes.standIns(['account', 'q', ...TIME_BOUNDS, 'afterValue', 'afterId', 'id']);
+/** Each engine's stand-ins, with what its text search makes of the stand-in `q` (searchShape). */
+const searchStandIns = new Map<TextSearch, { key: string; values: Record<string, StatementValue> }>();
 
 /**
- * A search's first try, its ids' read and its rows by key (searchClients on SQLite), each compiled once per shape
- * (db/list-shapes.ts, StatementShapes) instead of built by Kysely for every request (about 0.6 ms of a search's
- * JavaScript at a million clients, bench/README.md): the sort, its direction, the cursor or none, the page size, the
- * time bounds set, and what the text search makes of `q` (its key, the same as the stand-in's). Undefined for any
- * other search (an e-mail, an external id, custom field or tag filters, a short or non-ASCII `q`), built per request.
+ * A search's statements, each compiled once per shape (db/list-shapes.ts, StatementShapes) instead of built by
+ * Kysely for every request (about 0.6 ms of a search's JavaScript at a million clients, bench/README.md): on
+ * PostgreSQL its one statement (searchDecidedQuery); on SQLite its first try, its ids' read and its rows by key
+ * (searchClients). The shape: the sort, its direction, the cursor or none, the page size, the time bounds set, and
+ * what the text search makes of `q` (its key, the same as the stand-in's). Undefined for any other search (an
+ * e-mail, an external id, custom field or tag filters, a short or, on SQLite, non-ASCII `q`), built per request.
  */
 function searchShape(db: Executor, accountId: string, filters: ClientFilters, page: PageRequest<ClientRow>) {
   const { q } = filters;
@@ -457,25 +465,37 @@ function searchShape(db: Executor, accountId: string, filters: ClientFilters, pa
   if (page.after !== undefined && typeof page.after.value !== 'string') return undefined;
   const search = textSearch(db);
   const made = search.valuesOf(q);
-  const standIn = search.valuesOf(SEARCH_STAND_INS.q);
+  let standIn = searchStandIns.get(search);
+  if (!standIn) {
+    const { key, values } = search.valuesOf(SEARCH_STAND_INS.q);
+    standIn = { key, values: { ...SEARCH_STAND_INS, ...values } };
+    searchStandIns.set(search, standIn);
+  }
   if ([...q].length < TRIGRAM || made.key !== standIn.key) return undefined;
+  const standIns = standIn.values;
   const bounds = TIME_BOUNDS.filter((name) => filters[name] !== undefined);
   const key = `${page.column} ${page.descending} ${page.after !== undefined} ${page.limit} ${bounds.join(',')} ${made.key}`;
-  const given: Record<string, string> = { account: accountId, q, afterValue: '', afterId: '', id: '' };
-  for (const name of bounds) given[name] = normalizeInstant(filters[name]!);
-  if (page.after) Object.assign(given, { afterValue: page.after.value, afterId: page.after.id });
-  const standIns: Record<string, string> = { ...SEARCH_STAND_INS, ...standIn.values };
-  const values: Record<string, string> = { ...given, ...made.values };
-  // The request's filters and page, made of a set of values (the stand-ins, or the request's own).
-  const of = (from: Record<string, string>) => ({
+  const values: Record<string, StatementValue> = { account: accountId, q, afterValue: '', afterId: '', id: '' };
+  for (const name of bounds) values[name] = normalizeInstant(filters[name]!);
+  if (page.after) Object.assign(values, { afterValue: page.after.value, afterId: page.after.id });
+  Object.assign(values, made.values);
+  // The request's account, filters and page, made of a set of values (the stand-ins, or the request's own).
+  const of = (from: Record<string, StatementValue>) => ({
+    account: from.account as string,
     filters: { q: from.q, ...Object.fromEntries(bounds.map((name) => [name, from[name]])) } as ClientFilters,
-    page: page.after ? { ...page, after: { value: from.afterValue!, id: from.afterId! } } : page,
+    page: page.after ? { ...page, after: { value: from.afterValue as string, id: from.afterId as string } } : page,
   });
   return {
+    decided: () =>
+      searchStatements.rows(db, `decided ${key}`, standIns, values, (from) => {
+        const at = of(from);
+        const statement = searchDecidedQuery(db, at.account, at.filters, at.page)!;
+        return { compile: () => statement.compile(db) };
+      }),
     near: () =>
       searchStatements.rows(db, `near ${key}`, standIns, values, (from) => {
-        const { filters: made, page: at } = of(from);
-        return searchWindowQuery(db, from.account!, made, at, true, NEAR_WINDOW)!.matches;
+        const at = of(from);
+        return searchWindowQuery(db, at.account, at.filters, at.page, true, NEAR_WINDOW)!.matches;
       }),
     ids: async () => {
       const [row] = await searchStatements.rows(
@@ -490,10 +510,10 @@ function searchShape(db: Executor, accountId: string, filters: ClientFilters, pa
       return { ids: JSON.parse(ids) as string[] };
     },
     byKey: (ids: readonly string[]) => {
-      const keyed: Record<string, string> = { ...standIns, id: JSON.stringify([standIns.id]) };
+      const keyed = { ...standIns, id: JSON.stringify([standIns.id]) };
       return searchStatements.rows(db, `by key ${key}`, keyed, { ...values, id: JSON.stringify(ids) }, (from) => {
-        const { filters: made, page: at } = of(from);
-        return listClientsQuery(db, from.account!, made, at, true, JSON.parse(from.id!) as string[]);
+        const at = of(from);
+        return listClientsQuery(db, at.account, at.filters, at.page, true, JSON.parse(from.id as string) as string[]);
       });
     },
   };
