@@ -1,6 +1,8 @@
 // The checkpoint thread (db/sqlite/sqlite-checkpoint.ts): copies a database's write-ahead log back into the database
 // file on a connection of its own, off the server's event loop. PASSIVE: it never waits for, nor blocks, the
-// writer or a reader; what a reader still needs stays in the log until the next checkpoint.
+// writer or a reader; what a reader still needs stays in the log until the next checkpoint. The same thread and
+// connection tidy the FTS5 indexes (db/sqlite/sqlite-index-tidy.ts): the sizes of an index's segments, and one
+// step of merging them, run while the server's writer waits for it without blocking its event loop.
 //
 // The connection is kept between checkpoints, one per database file, until the database closes (`{ file, close:
 // true }`): opening one reads and parses the whole schema, 3.7–4.3 ms of CPU a checkpoint at 1,000,000 clients,
@@ -31,12 +33,62 @@ function closeConnection(file: string): void {
   kept.delete(file);
 }
 
-export default function checkpoint(
-  task: string | { file: string; close: true },
-): { log: number; checkpointed: number } | undefined {
+/** A task of the thread: a file's checkpoint (its path), its connection's close, or its FTS5 indexes' tidy. */
+export type ThreadTask =
+  | string
+  | { file: string; close: true }
+  | { file: string; segments: true }
+  | { file: string; merge: string; pages: number };
+
+/** The pages of each segment of FTS5 table `fts`'s index (about: its `_idx` table has a row per leaf page that begins a term). */
+function segmentPages(connection: SqliteDatabase.Database, fts: string): number[] {
+  return (connection.prepare(`select max(pgno) from "${fts}_idx" group by segid`).pluck().all() as number[]).map(
+    Number,
+  );
+}
+
+/** Each FTS5 table's index, as the pages of each of its segments. */
+function indexes(connection: SqliteDatabase.Database): Record<string, number[]> {
+  const tables = connection
+    .prepare("select name from sqlite_schema where type = 'table' and sql like 'create virtual table % using fts5%'")
+    .pluck()
+    .all() as string[];
+  return Object.fromEntries(tables.map((fts) => [fts, segmentPages(connection, fts)]));
+}
+
+/**
+ * One step of merging every segment of `fts`'s index into one (FTS5's `merge` with a negative page count: about
+ * `pages` pages written, more where a term's list of rows cannot be split), in a transaction of its own: whether it
+ * did any work (FTS5 changes at least two rows of its data when it does), and the segments' pages after it.
+ */
+function mergeStep(connection: SqliteDatabase.Database, fts: string, pages: number): Merged {
+  const changes = connection.prepare('select total_changes()').pluck();
+  const before = changes.get() as number;
+  connection.prepare(`insert into "${fts}"("${fts}", rank) values ('merge', ?)`).run(-pages);
+  return { worked: (changes.get() as number) - before >= 2, pages: segmentPages(connection, fts) };
+}
+
+/** What a merge step did (mergeStep). */
+export interface Merged {
+  worked: boolean;
+  pages: number[];
+}
+
+export default function run(
+  task: ThreadTask,
+): { log: number; checkpointed: number } | Record<string, number[]> | Merged | undefined {
   if (typeof task !== 'string') {
-    closeConnection(task.file);
-    return undefined;
+    if ('close' in task) {
+      closeConnection(task.file);
+      return undefined;
+    }
+    try {
+      const connection = connectionTo(task.file);
+      return 'segments' in task ? indexes(connection) : mergeStep(connection, task.merge, task.pages);
+    } catch (error) {
+      closeConnection(task.file);
+      throw error;
+    }
   }
   try {
     const [result] = connectionTo(task).pragma('wal_checkpoint(PASSIVE)') as Array<{

@@ -6,6 +6,7 @@
 // shortly after commits. Should that thread fail, the writer's automatic checkpoint is turned back on: the log
 // never grows without bound.
 import { Piscina } from 'piscina';
+import type { ThreadTask } from './sqlite-checkpoint-worker.js';
 
 /** How soon after a commit the log is checkpointed: commits in between share one checkpoint. */
 const CHECKPOINT_DELAY_MS = 200;
@@ -30,9 +31,12 @@ const checkpointThread = () => {
   return pool;
 };
 
-function checkpointIn(file: string | { file: string; close: true }): Promise<unknown> {
-  return checkpointThread().run(file);
+/** Runs a task on the checkpoint thread (its checkpoints, and the FTS5 indexes' tidy: db/sqlite/sqlite-index-tidy.ts). */
+export function onCheckpointThread<Result>(task: ThreadTask): Promise<Result> {
+  return checkpointThread().run(task) as Promise<Result>;
 }
+
+const checkpointIn = (file: string | { file: string; close: true }) => onCheckpointThread(file);
 
 /** Checkpoints one database file's log after its commits, one checkpoint at a time. */
 export class Checkpointer {

@@ -6,6 +6,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { GroupCommit, GroupCommitDialect, registerGroupCommit } from './group-commit.js';
 import { Checkpointer } from './sqlite-checkpoint.js';
+import { IndexTidy } from './sqlite-index-tidy.js';
 import { registerReadStatements, StatementCache } from './sqlite-statements.js';
 import type { Tables } from '../types.js';
 
@@ -67,6 +68,8 @@ export function openSqlite(file: string): Kysely<Tables> {
     file === ':memory:' ? undefined : `${file}-wal`,
     checkpointer,
   );
+  // The FTS5 indexes merged into few segments on the checkpoint thread (db/sqlite/sqlite-index-tidy.ts).
+  if (file !== ':memory:') group.tidy = new IndexTidy(file, group);
   const db = new Kysely<Tables>({ dialect: new GroupCommitDialect(group) });
   registerGroupCommit(db, group);
   if (readStatements) registerReadStatements(db, readStatements);
