@@ -57,26 +57,21 @@ function indexes(connection: SqliteDatabase.Database): Record<string, number[]> 
 }
 
 /**
- * One step of merging every segment of `fts`'s index into one (FTS5's `merge` with a negative page count: about
- * `pages` pages written, more where a term's list of rows cannot be split), in a transaction of its own: whether it
- * did any work (FTS5 changes at least two rows of its data when it does), and the segments' pages after it.
+ * One step of merging `fts`'s index, about `pages` pages written (more where a term's list of rows cannot be split),
+ * in a transaction of its own: with a negative count the step begins a merge of every segment into one (FTS5's
+ * `merge`), with a positive one it goes on with a merge begun. Whether it did any work (FTS5 changes at least two
+ * rows of its data when it does).
  */
-function mergeStep(connection: SqliteDatabase.Database, fts: string, pages: number): Merged {
+function mergeStep(connection: SqliteDatabase.Database, fts: string, pages: number): boolean {
   const changes = connection.prepare('select total_changes()').pluck();
   const before = changes.get() as number;
-  connection.prepare(`insert into "${fts}"("${fts}", rank) values ('merge', ?)`).run(-pages);
-  return { worked: (changes.get() as number) - before >= 2, pages: segmentPages(connection, fts) };
-}
-
-/** What a merge step did (mergeStep). */
-export interface Merged {
-  worked: boolean;
-  pages: number[];
+  connection.prepare(`insert into "${fts}"("${fts}", rank) values ('merge', ?)`).run(pages);
+  return (changes.get() as number) - before >= 2;
 }
 
 export default function run(
   task: ThreadTask,
-): { log: number; checkpointed: number } | Record<string, number[]> | Merged | undefined {
+): { log: number; checkpointed: number } | Record<string, number[]> | boolean | undefined {
   if (typeof task !== 'string') {
     if ('close' in task) {
       closeConnection(task.file);
