@@ -3,7 +3,8 @@
 // so at a million clients the index is nine segments over four levels, and a search reads each of its trigrams in
 // every one: the ids' read of `q=<one e-mail>` took 1.66 ms over nine segments and 0.74 over one (bench/README.md,
 // "SQLite: the FTS5 index's segments"). Merging them all into one is FTS5's `merge` with a negative page count,
-// run in steps; a step cannot split a term's list of rows, so at a million rows one takes 40–184 ms. Each step runs
+// run in steps; a step cannot split a term's list of rows, so at a million clients a step took 7 ms at p50 and up to
+// 1.2 s (a trigram in every row; the whole merge 188 steps, 4.2 s: bench/README.md). Each step runs
 // on the checkpoint thread's connection (db/sqlite/sqlite-checkpoint.ts), while the server's writer is held with
 // its batch committed (GroupCommit.whileWriterIdle): a write that arrives meanwhile waits for the step
 // (asynchronously, as for another write) instead of the writer's `BEGIN IMMEDIATE` blocking the event loop, and
@@ -21,7 +22,7 @@
 // batches, among the newer, smaller segments.
 import { onCheckpointThread } from './sqlite-checkpoint.js';
 
-/** How long after a commit the indexes are looked at: commits in between share one look. */
+/** How long the writes pause (no commit) before the indexes are looked at. */
 const TIDY_DELAY_MS = 2000;
 /** About how many pages a merge step writes (a step holds the server's writes back while it runs). */
 const STEP_PAGES = 100;
