@@ -237,7 +237,10 @@ export class StatementShapes {
       const slots = query.parameters.map((parameter) => slotOf.get(compared(parameter)) ?? { constant: parameter });
       const texts = names.flatMap((name) => standIns[name]!);
       const altered = slots.some(
-        (slot) => 'constant' in slot && texts.some((text) => JSON.stringify(slot.constant)?.includes(text)),
+        (slot) =>
+          'constant' in slot &&
+          (typeof slot.constant === 'string' || Array.isArray(slot.constant)) &&
+          texts.some((text) => JSON.stringify(slot.constant).includes(text)),
       );
       shape = altered ? null : { query, slots };
       if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value as string);

@@ -164,10 +164,8 @@ export class GroupCommit {
    * Waits for the writer and commits the open batch, so that the transaction begun next opens a batch of its
    * own: a large write begins so, and the writes already in the batch are not held until it ends.
    */
-  async commitOpenBatch(): Promise<void> {
-    await this.lock();
-    this.flushBlocked ||= this.batch !== undefined;
-    this.unlock();
+  commitOpenBatch(): Promise<void> {
+    return this.whileWriterIdle(async () => {});
   }
 
   unlock(): void {

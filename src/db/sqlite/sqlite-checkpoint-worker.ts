@@ -18,6 +18,8 @@ function connectionTo(file: string): SqliteDatabase.Database {
     connection = new SqliteDatabase(file, { fileMustExist: true });
     // A checkpoint syncs the log before it copies and the database file after (synchronous NORMAL or FULL).
     connection.pragma('synchronous = NORMAL');
+    // Its FTS5 merge steps write: never a checkpoint inside one (the server's writes wait for the step), one after.
+    connection.pragma('wal_autocheckpoint = 0');
     kept.set(file, connection);
   }
   return connection;
@@ -40,11 +42,13 @@ export type ThreadTask =
   | { file: string; segments: true }
   | { file: string; merge: string; pages: number };
 
-/** The pages of each segment of FTS5 table `fts`'s index (about: its `_idx` table has a row per leaf page that begins a term). */
+/**
+ * The leaf pages of each segment of FTS5 table `fts`'s index, about: its `_idx` table has a row for each leaf page
+ * that begins a term, its number shifted left by one (the low bit a flag), so a segment ending in a long list of
+ * rows counts a little short.
+ */
 function segmentPages(connection: SqliteDatabase.Database, fts: string): number[] {
-  return (connection.prepare(`select max(pgno) from "${fts}_idx" group by segid`).pluck().all() as number[]).map(
-    Number,
-  );
+  return connection.prepare(`select max(pgno) >> 1 from "${fts}_idx" group by segid`).pluck().all() as number[];
 }
 
 /** Each FTS5 table's index, as the pages of each of its segments. */

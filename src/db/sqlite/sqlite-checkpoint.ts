@@ -36,8 +36,6 @@ export function onCheckpointThread<Result>(task: ThreadTask): Promise<Result> {
   return checkpointThread().run(task) as Promise<Result>;
 }
 
-const checkpointIn = (file: string | { file: string; close: true }) => onCheckpointThread(file);
-
 /** Checkpoints one database file's log after its commits, one checkpoint at a time. */
 export class Checkpointer {
   private timer: NodeJS.Timeout | undefined;
@@ -47,8 +45,6 @@ export class Checkpointer {
   private closed = false;
   /** Checkpoints failed in a row (a moment's lock by a backup, say): at MAX_FAILURES the thread is given up. */
   private failures = 0;
-  /** Whether a checkpoint ran: the thread may then keep a connection to the file, closed with the database. */
-  private used = false;
 
   constructor(
     private readonly file: string,
@@ -69,8 +65,7 @@ export class Checkpointer {
   private run(): void {
     this.timer = undefined;
     this.dirty = false;
-    this.used = true;
-    this.running = checkpointIn(this.file)
+    this.running = onCheckpointThread(this.file)
       .then(
         () => {
           this.failures = 0;
@@ -90,14 +85,15 @@ export class Checkpointer {
   }
 
   /**
-   * No more checkpoints; waits for the running one and closes the thread's connection to the file, so that the
-   * database's own last close checkpoints what is left and removes the log.
+   * No more checkpoints; waits for the running one and closes the thread's connection to the file (kept since a
+   * checkpoint, or the FTS5 indexes' tidy, opened it), so that the database's own last close checkpoints what is
+   * left and removes the log.
    */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
-    if (this.used) await checkpointIn({ file: this.file, close: true }).catch(() => {});
+    await onCheckpointThread({ file: this.file, close: true }).catch(() => {});
   }
 }

@@ -91,16 +91,21 @@ export class IndexTidy {
       for (const [fts, segments] of Object.entries(indexes)) {
         if (!needsMerge(segments)) continue;
         for (let begun = false; !this.closed; begun = true) {
-          const worked = await this.writer.whileWriterIdle(() =>
-            onCheckpointThread<boolean>({ file: this.file, merge: fts, pages: begun ? STEP_PAGES : -STEP_PAGES }),
+          const worked = await this.writer.whileWriterIdle(async () =>
+            this.closed
+              ? false
+              : onCheckpointThread<boolean>({ file: this.file, merge: fts, pages: begun ? STEP_PAGES : -STEP_PAGES }),
           );
+          // The step's log copied into the database file (its connection never checkpoints inside a step), the
+          // writer free meanwhile: the writes that queued for it during the step go before the next step.
+          await onCheckpointThread(this.file);
           if (!worked) break;
-          // The writes that queued for the writer during the step take it before the next step does.
-          await new Promise((resolve) => setImmediate(resolve));
         }
       }
       this.failures = 0;
     } catch (error) {
+      // Tried again at the next pause: a write is not needed for that.
+      this.dirty = true;
       this.failures += 1;
       if (this.failures < MAX_FAILURES) return;
       this.closed = true;
