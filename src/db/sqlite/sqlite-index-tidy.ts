@@ -3,8 +3,8 @@
 // so at a million clients the index is nine segments over four levels, and a search reads each of its trigrams in
 // every one: the ids' read of `q=<one e-mail>` took 1.66 ms over nine segments and 0.74 over one (bench/README.md,
 // "SQLite: the FTS5 index's segments"). Merging them all into one is FTS5's `merge` with a negative page count,
-// run in steps; a step cannot split a term's list of rows, so at a million clients a step took 7 ms at p50 and up to
-// 1.2 s (a trigram in every row; the whole merge 188 steps, 4.2 s: bench/README.md). Each step runs
+// run in steps; a step cannot split a term's list of rows, so at a million clients a step took 10 ms at p50 and up
+// to 134 ms (the whole merge 188 steps, 4.6 s: bench/README.md). Each step runs
 // on the checkpoint thread's connection (db/sqlite/sqlite-checkpoint.ts), while the server's writer is held with
 // its batch committed (GroupCommit.whileWriterIdle): a write that arrives meanwhile waits for the step
 // (asynchronously, as for another write) instead of the writer's `BEGIN IMMEDIATE` blocking the event loop, and
