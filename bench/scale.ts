@@ -459,7 +459,7 @@ function markdown(runs: Array<Awaited<ReturnType<typeof runEngine>>>, machine: R
     lines.push(
       `## ${run.engine}`,
       '',
-      `Seeded in ${run.seedSeconds} s; migration 20261122070000_range_indexes (4 indexes, dropped and built again) ${run.migrationSeconds} s; ANALYZE (PostgreSQL: VACUUM ANALYZE and CHECKPOINT) ${run.analyzeSeconds} s${run.engine === 'SQLite' ? `; the FTS5 index merged by the server in ${run.tidySeconds} s` : ''}. ${missed.length === 0 ? 'Every row meets the targets.' : `${missed.length} rows miss a target: ${missed.map((row) => row.scenario).join('; ')}.`}`,
+      `Seeded in ${run.seedSeconds} s; migration 20261122070000_range_indexes (4 indexes, dropped and built again) ${run.migrationSeconds} s; ANALYZE (PostgreSQL: VACUUM ANALYZE and CHECKPOINT) ${run.analyzeSeconds} s${run.engine === 'SQLite' ? `; the FTS5 index in one segment ${run.tidySeconds} s after the server was ready` : ''}. ${missed.length === 0 ? 'Every row meets the targets.' : `${missed.length} rows miss a target: ${missed.map((row) => row.scenario).join('; ')}.`}`,
       '',
     );
     lines.push(
