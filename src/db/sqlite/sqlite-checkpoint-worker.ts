@@ -76,27 +76,19 @@ function mergeStep(connection: SqliteDatabase.Database, fts: string, pages: numb
 export default function run(
   task: ThreadTask,
 ): { log: number; checkpointed: number } | Record<string, number[]> | boolean | undefined {
-  if (typeof task !== 'string') {
-    if ('close' in task) {
-      closeConnection(task.file);
-      return undefined;
-    }
-    try {
-      const connection = connectionTo(task.file);
-      return 'segments' in task ? indexes(connection) : mergeStep(connection, task.merge, task.pages);
-    } catch (error) {
-      closeConnection(task.file);
-      throw error;
-    }
+  const file = typeof task === 'string' ? task : task.file;
+  if (typeof task !== 'string' && 'close' in task) {
+    closeConnection(file);
+    return undefined;
   }
   try {
-    const [result] = connectionTo(task).pragma('wal_checkpoint(PASSIVE)') as Array<{
-      log: number;
-      checkpointed: number;
-    }>;
+    const connection = connectionTo(file);
+    if (typeof task !== 'string')
+      return 'segments' in task ? indexes(connection) : mergeStep(connection, task.merge, task.pages);
+    const [result] = connection.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
     return { log: result!.log, checkpointed: result!.checkpointed };
   } catch (error) {
-    closeConnection(task);
+    closeConnection(file);
     throw error;
   }
 }

@@ -457,6 +457,7 @@ function searchShape(db: Executor, accountId: string, filters: ClientFilters, pa
   const { q } = filters;
   if (
     q === undefined ||
+    [...q].length < TRIGRAM ||
     filters.email !== undefined ||
     filters.external_id !== undefined ||
     filters.shaped !== undefined
@@ -471,7 +472,7 @@ function searchShape(db: Executor, accountId: string, filters: ClientFilters, pa
     standIn = { key, values: { ...SEARCH_STAND_INS, ...values } };
     searchStandIns.set(search, standIn);
   }
-  if ([...q].length < TRIGRAM || made.key !== standIn.key) return undefined;
+  if (made.key !== standIn.key) return undefined;
   const standIns = standIn.values;
   const bounds = TIME_BOUNDS.filter((name) => filters[name] !== undefined);
   const key = `${page.column} ${page.descending} ${page.after !== undefined} ${page.limit} ${bounds.join(',')} ${made.key}`;
